@@ -1,0 +1,203 @@
+/* main.c: command-line flags and subcommand dispatch. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "toml.h"
+#include "util.h"
+
+#ifndef KUNAI_VERSION
+#define KUNAI_VERSION "0.0.0-dev"
+#endif
+#ifndef KUNAI_DATADIR
+#define KUNAI_DATADIR "/usr/local/share/kunai"
+#endif
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+	const char *help;
+};
+
+static int cmd_help(int argc, char **argv);
+static int cmd_toml2json(int argc, char **argv);
+
+static const struct command commands[] = {
+	{"help", cmd_help, "help [COMMAND]",
+	 "Print the list of commands, or the help of one command.\n"},
+	{"toml2json", cmd_toml2json, "toml2json [FILE]",
+	 "Parse a TOML 1.0 document (FILE, or standard input when FILE is absent\n"
+	 "or '-') and print it as toml-test's tagged JSON: tables are objects,\n"
+	 "arrays are arrays, every scalar is {\"type\": T, \"value\": \"S\"}.\n"
+	 "On invalid input print 'path:line:col: error: message' and exit 1.\n"},
+};
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: kunai [--help | --version | --datadir] COMMAND [ARGS...]\n\ncommands:\n");
+	for (i = 0; i < LEN(commands); i++)
+		fprintf(f, "  %s\n", commands[i].synopsis);
+	fprintf(f, "\nRun 'kunai help COMMAND' for the options of one command.\n");
+}
+
+static const struct command *
+find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < LEN(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int
+usage_error(const char *fmt, const char *arg)
+{
+	fputs("kunai: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n", stderr);
+	usage(stderr);
+	return 2;
+}
+
+static int
+cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2)
+		return usage_error("help: too many arguments (%s...)", argv[2]);
+	c = find_command(argv[1]);
+	if (!c)
+		return usage_error("unknown command '%s'", argv[1]);
+	printf("usage: kunai %s\n\n%s", c->synopsis, c->help);
+	return 0;
+}
+
+/* Is there a rules/ directory under dir? */
+static bool
+has_rules(const char *dir)
+{
+	struct buf p = {0};
+	struct stat st;
+	bool ok;
+
+	buf_printf(&p, "%s/rules", dir);
+	ok = stat(p.data, &st) == 0 && S_ISDIR(st.st_mode);
+	buf_free(&p);
+	return ok;
+}
+
+/* The directory holding rules/ and conf/: $KUNAI_DATADIR, else the source
+ * tree the binary was built in (binary at its top), else the installed one. */
+static const char *
+datadir(struct buf *out)
+{
+	const char *env = getenv("KUNAI_DATADIR");
+	char exe[4096];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			if (has_rules(exe)) {
+				buf_puts(out, exe);
+				return buf_str(out);
+			}
+		}
+	}
+	return KUNAI_DATADIR;
+}
+
+static int
+cmd_toml2json(int argc, char **argv)
+{
+	const char *path = "-";
+	struct buf text = {0}, out = {0};
+	struct arena arena = {0};
+	struct toml_error err;
+	struct toml_value *root;
+	int rc = 1;
+
+	if (argc > 2)
+		return usage_error("toml2json: too many arguments (%s...)", argv[2]);
+	if (argc == 2) {
+		if (argv[1][0] == '-' && argv[1][1])
+			return usage_error("toml2json: unknown option '%s'", argv[1]);
+		path = argv[1];
+	}
+	if (!read_file(path, &text))
+		goto out;
+	root = toml_parse(&arena, strcmp(path, "-") == 0 ? "<stdin>" : path, text.data, text.len, &err);
+	if (!root) {
+		error_at(strcmp(path, "-") == 0 ? "<stdin>" : path, err.line, err.col, "%s", err.msg);
+		goto out;
+	}
+	if (!json_tagged_toml(root, &out))
+		goto out;
+	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+		warn("write standard output:");
+		goto out;
+	}
+	rc = 0;
+out:
+	arena_free(&arena);
+	buf_free(&text);
+	buf_free(&out);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct command *c;
+	struct buf dd = {0};
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("kunai %s\n", KUNAI_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "--datadir") == 0) {
+		puts(datadir(&dd));
+		buf_free(&dd);
+		return 0;
+	}
+	if (argv[1][0] == '-')
+		return usage_error("unknown option '%s'", argv[1]);
+	c = find_command(argv[1]);
+	if (!c)
+		return usage_error("unknown command '%s'", argv[1]);
+	if (argc == 3 && strcmp(argv[2], "--help") == 0) {
+		char *hargv[] = {"help", argv[1], NULL};
+		return cmd_help(2, hargv);
+	}
+	return c->run(argc - 1, argv + 1);
+}

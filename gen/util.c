@@ -1,0 +1,363 @@
+/* util.c: memory, strings, buffers, diagnostics and atomic file output. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+enum { ARENA_BLOCK = 1 << 20 };
+
+static void
+oom(void)
+{
+	fputs("kunai: out of memory\n", stderr);
+	exit(1);
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xmalloc(n), s, n);
+}
+
+void *
+arena_alloc(struct arena *a, size_t n)
+{
+	struct arena_block *b = a->head;
+	size_t align = _Alignof(max_align_t);
+	void *p;
+
+	n = (n + align - 1) & ~(align - 1);
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+		if (cap > SIZE_MAX - sizeof(*b))
+			oom();
+		b = xmalloc(sizeof(*b) + cap);
+		b->cap = cap;
+		b->used = 0;
+		if (n > ARENA_BLOCK / 4 && a->head) {
+			/* keep filling the current block; chain the big one behind it */
+			b->next = a->head->next;
+			a->head->next = b;
+		} else {
+			b->next = a->head;
+			a->head = b;
+		}
+		a->total += cap;
+	}
+	p = (char *)b->data + b->used;
+	b->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *
+arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	if (n)
+		memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+arena_strdup(struct arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+void *
+arena_grow(struct arena *a, void *p, size_t old_n, size_t new_n, size_t sz)
+{
+	void *q;
+
+	if (new_n && sz > SIZE_MAX / new_n)
+		oom();
+	q = arena_alloc(a, new_n * sz);
+	if (old_n)
+		memcpy(q, p, old_n * sz);
+	return q;
+}
+
+void
+arena_free(struct arena *a)
+{
+	struct arena_block *b, *next;
+
+	for (b = a->head; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	a->head = NULL;
+	a->total = 0;
+}
+
+static void
+buf_reserve(struct buf *b, size_t n)
+{
+	size_t cap;
+
+	if (n > SIZE_MAX - b->len - 1)
+		oom();
+	if (b->len + n + 1 <= b->cap)
+		return;
+	cap = b->cap ? b->cap : 64;
+	while (cap < b->len + n + 1)
+		cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void
+buf_push(struct buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void
+buf_putc(struct buf *b, int c)
+{
+	char ch = (char)c;
+	buf_push(b, &ch, 1);
+}
+
+void
+buf_puts(struct buf *b, const char *s)
+{
+	buf_push(b, s, strlen(s));
+}
+
+void
+buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+const char *
+buf_str(struct buf *b)
+{
+	return b->data ? b->data : "";
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+bool
+str_eq(struct str a, const char *b)
+{
+	size_t n = strlen(b);
+	return a.len == n && memcmp(a.s, b, n) == 0;
+}
+
+struct str
+str_from(const char *s)
+{
+	struct str r = {s, strlen(s)};
+	return r;
+}
+
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	size_t n = strlen(fmt);
+	int e = errno;
+
+	fputs("kunai: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	if (n && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(e));
+	fputc('\n', stderr);
+}
+
+void
+warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+error_at(const char *path, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%d:%d: error: ", path, line, col);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+bool
+read_file(const char *path, struct buf *out)
+{
+	int fd = 0;
+	char tmp[65536];
+	ssize_t n;
+
+	if (strcmp(path, "-") != 0) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0) {
+			warn("open %s:", path);
+			return false;
+		}
+	}
+	for (;;) {
+		n = read(fd, tmp, sizeof(tmp));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			warn("read %s:", path);
+			if (fd)
+				close(fd);
+			return false;
+		}
+		if (n == 0)
+			break;
+		buf_push(out, tmp, (size_t)n);
+	}
+	if (fd)
+		close(fd);
+	if (!out->data)
+		buf_push(out, "", 0);
+	return true;
+}
+
+static bool
+same_contents(const char *path, const void *data, size_t len)
+{
+	struct stat st;
+	struct buf old = {0};
+	bool same;
+	int e = errno;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len) {
+		errno = e;
+		return false;
+	}
+	if (!read_file(path, &old))
+		return false;
+	same = old.len == len && (len == 0 || memcmp(old.data, data, len) == 0);
+	buf_free(&old);
+	return same;
+}
+
+bool
+write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct buf tmp = {0};
+	FILE *f;
+	bool ok;
+
+	if (same_contents(path, data, len))
+		return true;
+	buf_printf(&tmp, "%s.tmp", path);
+	f = fopen(tmp.data, "wb");
+	if (!f) {
+		warn("open %s:", tmp.data);
+		buf_free(&tmp);
+		return false;
+	}
+	ok = fwrite(data, 1, len, f) == len;
+	ok = fflush(f) == 0 && ok && !ferror(f);
+	if (fclose(f) != 0)
+		ok = false;
+	if (!ok) {
+		warn("write %s:", tmp.data);
+		unlink(tmp.data);
+		buf_free(&tmp);
+		return false;
+	}
+	if (rename(tmp.data, path) != 0) {
+		warn("rename %s:", path);
+		unlink(tmp.data);
+		buf_free(&tmp);
+		return false;
+	}
+	buf_free(&tmp);
+	return true;
+}

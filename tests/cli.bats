@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# The kunai binary's command line: dispatch, help, version, usage errors.
+
+setup() {
+	KUNAI=${KUNAI:-$PWD/kunai}
+}
+
+@test "kunai --help lists the commands on stdout, exit 0" {
+	run "$KUNAI" --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "usage: kunai "* ]]
+	[[ "$output" == *"toml2json [FILE]"* ]]
+	[[ "$output" == *"help [COMMAND]"* ]]
+}
+
+@test "kunai --version prints the version" {
+	run "$KUNAI" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^kunai\ [0-9]+\.[0-9]+\.[0-9]+ ]]
+}
+
+@test "kunai help CMD prints that command's help" {
+	run "$KUNAI" help toml2json
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "usage: kunai toml2json [FILE]" ]
+	[[ "$output" == *"tagged JSON"* ]]
+}
+
+@test "kunai CMD --help is kunai help CMD" {
+	run "$KUNAI" toml2json --help
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "usage: kunai toml2json [FILE]" ]
+}
+
+@test "no arguments: usage on stderr, exit 2" {
+	run --separate-stderr "$KUNAI"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "usage: kunai "* ]]
+}
+
+@test "unknown subcommand: message and usage on stderr, exit 2" {
+	run --separate-stderr "$KUNAI" frobnicate
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"kunai: unknown command 'frobnicate'"* ]]
+	[[ "$stderr" == *"usage: kunai "* ]]
+}
+
+@test "unknown top-level flag: exit 2" {
+	run --separate-stderr "$KUNAI" --frobnicate
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"unknown option '--frobnicate'"* ]]
+}
+
+@test "unknown flag of a subcommand: exit 2" {
+	run --separate-stderr "$KUNAI" toml2json --bogus
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"unknown option '--bogus'"* ]]
+}
+
+@test "help of an unknown command: exit 2" {
+	run --separate-stderr "$KUNAI" help nope
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"unknown command 'nope'"* ]]
+}
+
+@test "toml2json reads a file and standard input alike" {
+	printf 'a = 1\n[t]\nb = "x"\n' >"$BATS_TEST_TMPDIR/x.toml"
+	run "$KUNAI" toml2json "$BATS_TEST_TMPDIR/x.toml"
+	[ "$status" -eq 0 ]
+	from_file=$output
+	run sh -c "'$KUNAI' toml2json <'$BATS_TEST_TMPDIR/x.toml'"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$from_file" ]
+	run sh -c "'$KUNAI' toml2json - <'$BATS_TEST_TMPDIR/x.toml'"
+	[ "$output" = "$from_file" ]
+	[[ "$from_file" == *'"type":	"integer"'* ]]
+}
+
+@test "toml2json on a missing file: kunai: message with strerror, exit 1" {
+	run --separate-stderr "$KUNAI" toml2json "$BATS_TEST_TMPDIR/missing.toml"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "kunai: open $BATS_TEST_TMPDIR/missing.toml: No such file or directory" ]
+}
+
+@test "toml2json on a directory fails cleanly" {
+	run --separate-stderr "$KUNAI" toml2json "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "kunai: read $BATS_TEST_TMPDIR: Is a directory" ]]
+}
+
+@test "toml2json error is path:line:col: error: message, exit 1, nothing on stdout" {
+	printf 'a = 1\nb = [1,\n  2,,]\n' >"$BATS_TEST_TMPDIR/bad.toml"
+	run --separate-stderr "$KUNAI" toml2json "$BATS_TEST_TMPDIR/bad.toml"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" =~ ^$BATS_TEST_TMPDIR/bad.toml:3:[0-9]+:\ error:\ .+ ]]
+}
+
+@test "toml2json writing to a full device reports the failure" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	printf 'a = 1\n' >"$BATS_TEST_TMPDIR/x.toml"
+	run --separate-stderr sh -c "'$KUNAI' toml2json '$BATS_TEST_TMPDIR/x.toml' >/dev/full"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "kunai: write standard output: No space left on device" ]]
+}

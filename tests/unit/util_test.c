@@ -1,0 +1,108 @@
+/* util_test: arena, buf and write_file_atomic. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "util.h"
+
+static void
+test_arena(void)
+{
+	struct arena a = {0};
+	char *big, *s;
+	int *xs = NULL;
+	size_t i, n = 0;
+	bool aligned = true, intact = true;
+
+	for (i = 0; i < 10000; i++) {
+		void *p = arena_alloc(&a, i % 37 + 1);
+		if ((size_t)p % _Alignof(max_align_t))
+			aligned = false;
+	}
+	ok(aligned, "arena allocations are max-aligned");
+	big = arena_alloc(&a, 8 << 20);
+	ok(big != NULL && big[0] == 0 && big[(8 << 20) - 1] == 0, "large allocation is zeroed");
+	s = arena_strndup(&a, "hello world", 5);
+	ok(strcmp(s, "hello") == 0, "arena_strndup copies and terminates");
+	for (i = 0; i < 1000; i++) {
+		if (n == i) {
+			xs = arena_grow(&a, xs, n, n ? n * 2 : 4, sizeof(*xs));
+			n = n ? n * 2 : 4;
+		}
+		xs[i] = (int)i;
+	}
+	for (i = 0; i < 1000; i++)
+		if (xs[i] != (int)i)
+			intact = false;
+	ok(intact, "arena_grow keeps contents");
+	arena_free(&a);
+	ok(a.head == NULL && a.total == 0, "arena_free resets");
+}
+
+static void
+test_buf(void)
+{
+	struct buf b = {0};
+	int i;
+
+	ok(strcmp(buf_str(&b), "") == 0, "empty buf reads as empty string");
+	for (i = 0; i < 1000; i++)
+		buf_printf(&b, "%d,", i);
+	ok(b.len == strlen(b.data) && strncmp(b.data, "0,1,2,", 6) == 0 &&
+	       strcmp(b.data + b.len - 4, "999,") == 0,
+	   "buf_printf appends");
+	buf_push(&b, "\0x", 2);
+	ok(b.data[b.len - 2] == '\0' && b.data[b.len - 1] == 'x' && b.data[b.len] == '\0',
+	   "buf_push keeps NUL bytes and terminates");
+	buf_free(&b);
+	ok(b.data == NULL && b.len == 0, "buf_free resets");
+}
+
+static void
+test_write_atomic(void)
+{
+	char dir[] = "/tmp/kunai-util-test.XXXXXX";
+	struct buf path = {0}, back = {0};
+	struct stat st1, st2;
+	struct timespec old = {1000000000, 0};
+	struct timespec times[2];
+
+	ok(mkdtemp(dir) != NULL, "mkdtemp");
+	buf_printf(&path, "%s/f", dir);
+	ok(write_file_atomic(path.data, "abc", 3), "write new file");
+	ok(read_file(path.data, &back) && back.len == 3 && memcmp(back.data, "abc", 3) == 0,
+	   "read back");
+	times[0] = old;
+	times[1] = old;
+	utimensat(AT_FDCWD, path.data, times, 0);
+	stat(path.data, &st1);
+	ok(write_file_atomic(path.data, "abc", 3), "rewrite identical");
+	stat(path.data, &st2);
+	ok(st1.st_mtime == st2.st_mtime && st1.st_ino == st2.st_ino,
+	   "identical content leaves the file untouched (mtime kept)");
+	ok(write_file_atomic(path.data, "abcd", 4), "write changed");
+	stat(path.data, &st2);
+	ok(st2.st_mtime != st1.st_mtime && st2.st_size == 4, "changed content is written");
+	buf_free(&back);
+	buf_printf(&back, "%s.tmp", path.data);
+	ok(access(back.data, F_OK) != 0, "no temp file left behind");
+	buf_free(&back);
+	buf_printf(&back, "%s/missing/f", dir);
+	ok(!write_file_atomic(back.data, "x", 1), "write into a missing dir fails");
+	unlink(path.data);
+	rmdir(dir);
+	buf_free(&back);
+	buf_free(&path);
+}
+
+int
+main(void)
+{
+	test_arena();
+	test_buf();
+	test_write_atomic();
+	return tap_done();
+}
