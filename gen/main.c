@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "json.h"
 #include "toml.h"
 #include "util.h"
@@ -28,8 +29,32 @@ static int cmd_help(int argc, char **argv);
 static int cmd_toml2json(int argc, char **argv);
 
 static const struct command commands[] = {
+	{"gen", cmd_gen,
+	 "gen --system-config FILE --test-scenario FILE [--tests-dir DIR] [--hook-dir DIR]\n"
+	 "            [-o DIR] [--set KEY=VALUE]...",
+	 "Compile the campaign into a Ninja build dir (-o DIR, or --output-dir DIR;\n"
+	 "default: the system's output_path/<scenario name>): build.ninja, one job\n"
+	 "script and env_vars.sh per run (<id>/<iteration>[/<step>]), kunai.json.\n"
+	 "Files whose bytes did not change are not rewritten. On any error nothing\n"
+	 "is written.\n\n"
+	 "  --system-config FILE    system TOML (slurm, standalone, kubernetes)\n"
+	 "  --tests-dir DIR         test definitions (every *.toml in DIR)\n"
+	 "  --test-scenario FILE    scenario TOML\n"
+	 "  --hook-dir DIR          pre/post hook scenarios (tests in DIR/test)\n"
+	 "  -o, --output-dir DIR    the build dir\n"
+	 "  --set KEY=VALUE         override a field, e.g. Tests.1.cmd_args.iters=50\n"
+	 "                          (system fields: system.KEY); repeatable\n"
+	 "  --enable-cache-without-check   accepted for CloudAI compatibility\n"
+	 "CloudAI's older spellings (--system_config_path, --test_scenario_path,\n"
+	 "--tests_dir, --output_dir, --mode dry-run) are accepted too.\n"},
+	{"dry-run", cmd_dry_run, "dry-run [gen options]",
+	 "kunai gen, then `ninja scripts`: every job script, nothing submitted.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
+	{"verify-configs", cmd_verify_configs,
+	 "verify-configs [--tests-dir DIR] [--hook-dir DIR] PATH...",
+	 "Classify every TOML file under PATH (system, test or scenario) and\n"
+	 "validate it. Exit status 1 when any file has an error.\n"},
 	{"toml2json", cmd_toml2json, "toml2json [FILE]",
 	 "Parse a TOML 1.0 document (FILE, or standard input when FILE is absent\n"
 	 "or '-') and print it as toml-test's tagged JSON: tables are objects,\n"
@@ -103,8 +128,8 @@ has_rules(const char *dir)
 
 /* The directory holding rules/ and conf/: $KUNAI_DATADIR, else the source
  * tree the binary was built in (binary at its top), else the installed one. */
-static const char *
-datadir(struct buf *out)
+const char *
+kunai_datadir(struct buf *out)
 {
 	const char *env = getenv("KUNAI_DATADIR");
 	char exe[4096];
@@ -186,9 +211,17 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--datadir") == 0) {
-		puts(datadir(&dd));
+		puts(kunai_datadir(&dd));
 		buf_free(&dd);
 		return 0;
+	}
+	if (strcmp(argv[1], "--mode") == 0 || strncmp(argv[1], "--mode=", 7) == 0) {
+		/* CloudAI's first guide: cloudai --mode dry-run --system_config_path ... */
+		const char *mode = argv[1][6] == '=' ? argv[1] + 7 : argc > 2 ? argv[2] : "";
+		if (strcmp(mode, "dry-run") != 0)
+			return usage_error("--mode %s: only dry-run is supported", mode);
+		argv[argv[1][6] == '=' ? 1 : 2] = "dry-run";
+		return argv[1][6] == '=' ? cmd_dry_run(argc - 1, argv + 1) : cmd_dry_run(argc - 2, argv + 2);
 	}
 	if (argv[1][0] == '-')
 		return usage_error("unknown option '%s'", argv[1]);

@@ -26,13 +26,16 @@ struct toml_pos {
 	int line, col; /* 1-based; col counts bytes */
 };
 
+/* Narrow fields keep struct toml_value at 40 bytes: big documents hold
+ * millions of values. */
 struct toml_datetime {
-	int year, month, day;
-	int hour, minute, second;
-	int nanosecond;
-	int frac_digits;    /* digits of fraction as written (0..9) */
-	int offset_minutes; /* for TOML_DATETIME */
-	bool offset_z;      /* written as Z */
+	int16_t year;
+	int8_t month, day;
+	int8_t hour, minute, second;
+	int8_t frac_digits;     /* digits of fraction as written (0..9) */
+	int16_t offset_minutes; /* for TOML_DATETIME */
+	bool offset_z;          /* written as Z */
+	int32_t nanosecond;
 };
 
 struct toml_table;
@@ -92,7 +95,8 @@ struct toml_value *toml_get(const struct toml_table *t, const char *key);
 /* Returns the key/value entry for key in table, or NULL. */
 struct toml_keyval *toml_get_kv(const struct toml_table *t, const char *key, size_t len);
 
-/* Returns a static name such as "string" or "table" (for messages). */
+/* Returns a static name such as "string" or "table" (for messages); the
+ * spelling is toml-test's type tag ("bool", "datetime-local"). */
 const char *toml_type_name(enum toml_type t);
 
 /* Formats a date/time value as RFC 3339 text (as toml-test expects) into out,

@@ -1,0 +1,15 @@
+/* cmds.h: the subcommands main.c dispatches to (one file each). */
+#ifndef KUNAI_CMDS_H
+#define KUNAI_CMDS_H
+
+struct buf;
+
+/* Each returns the process exit status: 0, 1 (bad input/I-O), 2 (usage). */
+int cmd_gen(int argc, char **argv);
+int cmd_dry_run(int argc, char **argv);
+int cmd_verify_configs(int argc, char **argv);
+
+/* Returns the directory holding rules/ and conf/ (see main.c); may use out. */
+const char *kunai_datadir(struct buf *out);
+
+#endif

@@ -1,0 +1,122 @@
+/* escape.c: quoting for shell scripts and ninja files (see escape.h). */
+#include <stdbool.h>
+#include <string.h>
+
+#include "escape.h"
+#include "util.h"
+
+static bool
+sh_safe(unsigned char c, bool cont)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("_+-./=,:@%", c)) || (cont && c == '#');
+}
+
+static void
+quote(struct buf *b, const char *s, bool cont)
+{
+	const char *p;
+
+	for (p = s; *p && sh_safe((unsigned char)*p, cont); p++)
+		;
+	if (*s && !*p) {
+		buf_puts(b, s);
+		return;
+	}
+	buf_putc(b, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			buf_puts(b, "'\\''");
+		else
+			buf_putc(b, *p);
+	}
+	buf_putc(b, '\'');
+}
+
+void
+sh_quote(struct buf *b, const char *s)
+{
+	quote(b, s, false);
+}
+
+void
+sh_quote_cont(struct buf *b, const char *s)
+{
+	quote(b, s, true);
+}
+
+void
+sh_dquote_body(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("$`\"\\", *s))
+			buf_putc(b, '\\');
+		buf_putc(b, *s);
+	}
+}
+
+static bool
+blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int
+sh_words(struct buf *b, const char *s)
+{
+	struct buf w = {0};
+	int n = 0;
+
+	while (*s) {
+		const char *e;
+
+		while (blank(*s))
+			s++;
+		if (!*s)
+			break;
+		for (e = s; *e && !blank(*e); e++)
+			;
+		w.len = 0;
+		buf_push(&w, s, (size_t)(e - s));
+		if (n++)
+			buf_putc(b, ' ');
+		sh_quote(b, buf_str(&w));
+		s = e;
+	}
+	buf_free(&w);
+	return n;
+}
+
+bool
+sh_is_name(const char *s)
+{
+	const char *p;
+
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (p = s + 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			return false;
+	return true;
+}
+
+void
+ninja_escape_path(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '$' || *s == ' ' || *s == ':')
+			buf_putc(b, '$');
+		buf_putc(b, *s);
+	}
+}
+
+void
+ninja_escape_value(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '$')
+			buf_putc(b, '$');
+		buf_putc(b, *s);
+	}
+}

@@ -1,0 +1,37 @@
+/* escape.h: every quoting function, one per output context. Anything from
+ * TOML that reaches a shell script or a ninja file goes through here. */
+#ifndef KUNAI_ESCAPE_H
+#define KUNAI_ESCAPE_H
+
+#include <stdbool.h>
+
+struct buf;
+
+/* Appends s as one shell word: bare when every byte is in
+ * [A-Za-z0-9_+-./=,:@%] (and s is not empty), else in '...' with ' as '\''. */
+void sh_quote(struct buf *b, const char *s);
+
+/* As sh_quote, for text that continues a word (the value after "--flag="):
+ * '#' starts no comment there, so it is left bare too. */
+void sh_quote_cont(struct buf *b, const char *s);
+
+/* Appends s so that it reads back as itself between double quotes:
+ * \ before each of $ ` " \ (the only bytes special there in a script). */
+void sh_dquote_body(struct buf *b, const char *s);
+
+/* Appends the blank-separated words of s (a CloudAI argument string such as
+ * extra_srun_args), each sh_quote'd, joined by single spaces. Quotes inside
+ * s are not interpreted. Returns the number of words appended. */
+int sh_words(struct buf *b, const char *s);
+
+/* Returns whether s is a valid shell variable name ([A-Za-z_][A-Za-z0-9_]*). */
+bool sh_is_name(const char *s);
+
+/* Ninja `build` line paths: $ -> $$, space -> "$ ", : -> "$:". Newline and
+ * '|' cannot be expressed; the model rejects them before this point. */
+void ninja_escape_path(struct buf *b, const char *s);
+
+/* Ninja `var = value` text: $ -> $$. */
+void ninja_escape_value(struct buf *b, const char *s);
+
+#endif

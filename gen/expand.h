@@ -1,0 +1,67 @@
+/* expand.h: scenario -> runs (test case x sweep point x iteration). */
+#ifndef KUNAI_EXPAND_H
+#define KUNAI_EXPAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model.h"
+
+struct arena;
+
+/* One resolved key/value: the text that goes on a command line. */
+struct kv {
+	const char *key, *value;
+};
+
+struct kvlist {
+	struct kv *items;
+	size_t len;
+};
+
+struct run {
+	const struct campaign *c;
+	const struct test_case *tc;
+	const struct testdef *def;
+	const struct scenario *hook_of; /* non-NULL for a pre/post hook run */
+	int iteration; /* from 0 */
+	int step;      /* sweep point from 1; 0 when the case has no sweep */
+	const char *dir; /* relative to the build dir: "<id>/<iteration>[/<step>]" */
+	struct kvlist args; /* cmd_args for this point, in declaration order,
+	                       as given (workload defaults are the builder's) */
+	struct kvlist sweep; /* only the swept keys and their values here */
+	struct kvlist env;   /* system global_env_vars overlaid with extra_env_vars */
+	int num_nodes;
+	struct strlist nodes; /* explicit node names (expanded), may be empty */
+	const char *partition; /* from a PARTITION:GROUP:N spec; NULL: the default */
+	long time_limit;      /* seconds incl. pre/post hook limits, -1: none */
+	size_t index;         /* position in the run list */
+	size_t *after;        /* indices of runs that must complete first */
+	size_t n_after;
+	/* dependencies on other cases, with their kind and delay */
+	struct run_dep {
+		enum dep_type type;
+		size_t case_index;
+		long delay;
+	} *deps;
+	size_t n_deps;
+};
+
+struct runlist {
+	struct run *items;
+	size_t len;
+};
+
+/* Returns the value of key in args, or NULL. */
+const char *run_arg(const struct run *r, const char *key);
+
+/* Expands every case of the campaign's scenario. Returns false after
+ * reporting (e.g. an empty node list). */
+bool expand_campaign(struct arena *a, const struct campaign *c, struct runlist *out);
+
+/* Expands the hook scenario's cases for run r, as its pre or post hooks
+ * (one scenario may serve as both). */
+bool expand_hook(struct arena *a, const struct campaign *c, const struct scenario *hook, bool pre,
+                 const struct run *r, struct runlist *out);
+
+#endif

@@ -1,0 +1,48 @@
+/* script.h: per-run job scripts (one writer per scheduler). Writers see only
+ * the model and the expanded runs, never TOML. */
+#ifndef KUNAI_SCRIPT_H
+#define KUNAI_SCRIPT_H
+
+#include <stdbool.h>
+
+struct arena;
+struct buf;
+struct run;
+struct runlist;
+
+/* The hooks that wrap a run: pre runs before the main command (which runs
+ * only if they all pass), post after it. Either list may be empty. */
+struct hooks {
+	const struct runlist *pre, *post;
+};
+
+/* Appends the sbatch script of run r to out. Returns false after reporting. */
+bool script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct buf *out);
+
+/* Appends the bash script that runs r on this machine to out. */
+bool script_standalone(struct arena *a, const struct run *r, const struct hooks *h, struct buf *out);
+
+/* Appends env_vars.sh for r: one `export K="V"` line per variable (V
+ * escaped for the double quotes; names that are no shell name left out). */
+void script_env(const struct run *r, struct buf *out);
+
+/* Shared by the writers (defined in script_slurm.c). */
+
+/* Appends the BUILD_DIR= and INSTALL_DIR= lines, which derive both from
+ * $RUN_DIR when the script runs (a relative install_path is relative to the
+ * build dir). */
+void script_paths(struct buf *out, const struct run *r);
+/* Appends the test's command line: [nsys profile ...] <workload command>. */
+void script_test_command(struct buf *out, const struct run *r);
+/* Returns false after reporting each environment variable of r or of its
+ * hooks whose name is not a shell name (the writers leave such names out). */
+bool script_env_ok(const struct run *r, const struct hooks *h);
+/* Appends `export K=V` lines (V shell-quoted). */
+void script_env_exports(struct buf *out, const struct run *r);
+/* Appends the body of a hook's success check for `SUCCESS_i=$( ... )`:
+ * the hook's exit status ($? of the line before) is 0, each all_of pattern
+ * is in stdout_word (a shell word naming its stdout.txt) and no none_of
+ * pattern is; it prints 1 or 0. */
+void script_check(struct buf *out, const struct run *hr, const char *stdout_word);
+
+#endif

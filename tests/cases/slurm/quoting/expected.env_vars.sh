@@ -1,0 +1,6 @@
+export PLAIN="0,1,2,3"
+export SPACES="a b  c"
+export DOLLAR="\$HOME/x"
+export QUOTES="override \\ and \$(x)"
+export BACKSLASH="a\\b"
+export EXTRA="x"

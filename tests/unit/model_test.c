@@ -1,0 +1,314 @@
+/* model_test: the model's small parsers: Slurm time limits, hostlists,
+ * "did you mean", float text, and --set overrides on a TOML tree. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "model_priv.h"
+#include "tap.h"
+#include "toml.h"
+#include "util.h"
+
+static void
+test_parse_time(void)
+{
+	static const struct {
+		const char *s;
+		long want;
+	} cases[] = {
+		{"10", 600},           /* MM */
+		{"0", 0},
+		{"10:30", 630},        /* MM:SS, as Slurm reads it */
+		{"01:02:03", 3723},    /* HH:MM:SS */
+		{"100:00:00", 360000}, /* hours may exceed a day */
+		{"1-0", 86400},        /* D-HH */
+		{"2-03", 2 * 86400 + 3 * 3600},
+		{"1-02:03", 86400 + 2 * 3600 + 3 * 60},     /* D-HH:MM */
+		{"1-02:03:04", 86400 + 2 * 3600 + 3 * 60 + 4}, /* D-HH:MM:SS */
+		{"30s", 30},
+		{"5m", 300},
+		{"2h", 7200},
+		{"1d", 86400},
+		{"1w", 604800},
+		{"00:20:00", 1200},
+		{"", -1},
+		{"abc", -1},
+		{"10:60", -1},      /* seconds out of range */
+		{"1:60:00", -1},    /* minutes out of range */
+		{"1-24", -1},       /* hours of a day out of range */
+		{"1-02:60", -1},
+		{"1:2:3:4", -1},
+		{"1-2:3:4:5", -1},
+		{"-5", -1},
+		{"5-", -1},
+		{"5x", -1},
+		{"5ms", -1},
+		{" 5", -1},
+		{"5 ", -1},
+		{"1.5h", -1},
+		{"1234567890", -1}, /* too many digits */
+		{"999999999w", -1}, /* more than a century */
+		{"10:", -1},
+		{":10", -1},
+	};
+	size_t i;
+	long got;
+
+	for (i = 0; i < LEN(cases); i++) {
+		got = model_parse_time(cases[i].s);
+		ok(got == cases[i].want, "parse_time(\"%s\") = %ld (want %ld)", cases[i].s, got,
+		   cases[i].want);
+	}
+	ok(model_parse_time(NULL) == -1, "parse_time(NULL) = -1");
+}
+
+static void
+test_format_time(void)
+{
+	char b[32];
+
+	model_format_time(0, b, sizeof(b));
+	ok(strcmp(b, "00:00:00") == 0, "0 s -> %s", b);
+	model_format_time(3723, b, sizeof(b));
+	ok(strcmp(b, "01:02:03") == 0, "3723 s -> %s", b);
+	model_format_time(86399, b, sizeof(b));
+	ok(strcmp(b, "23:59:59") == 0, "86399 s -> %s", b);
+	model_format_time(86400 + 2 * 3600 + 3 * 60 + 4, b, sizeof(b));
+	ok(strcmp(b, "1-02:03:04") == 0, "a day and more -> %s", b);
+	model_format_time(model_parse_time("1-02:03:04"), b, sizeof(b));
+	ok(strcmp(b, "1-02:03:04") == 0, "parse and format round-trip: %s", b);
+	model_format_time(-5, b, sizeof(b));
+	ok(strcmp(b, "00:00:00") == 0, "negative -> %s", b);
+}
+
+/* Expands spec and joins the names with ' ' ("ERR" when rejected). */
+static const char *
+hosts(struct arena *a, const char *spec)
+{
+	struct strlist l = {0};
+	struct buf b = {0};
+	size_t i;
+	char *r;
+
+	if (!model_expand_hostlist(a, spec, &l))
+		return "ERR";
+	for (i = 0; i < l.len; i++)
+		buf_printf(&b, "%s%s", i ? " " : "", l.items[i]);
+	r = arena_strdup(a, buf_str(&b));
+	buf_free(&b);
+	return r;
+}
+
+static void
+test_hostlist(void)
+{
+	static const struct {
+		const char *spec, *want;
+	} cases[] = {
+		{"node1", "node1"},
+		{"a,b", "a b"},
+		{"node-[001-003]", "node-001 node-002 node-003"},
+		{"node0[1-4]", "node01 node02 node03 node04"},
+		{"node-[012,026]", "node-012 node-026"},
+		{"n[1-2,7]", "n1 n2 n7"},
+		{"n[8-10]", "n08 n09 n10"}, /* CloudAI pads to the width of the end */
+		{"n[1-2]x", "n1x n2x"},
+		{"r[1-2]n[1-2]", "r1n1 r1n2 r2n1 r2n2"},
+		{"a,n[1-2],b", "a n1 n2 b"},
+		{"[1-2]", "1 2"},
+		{"n[5-5]", "n5"},
+		{"", "ERR"},
+		{",", "ERR"},
+		{"a,,b", "ERR"},
+		{"a,", "ERR"},
+		{"n[1-3", "ERR"},
+		{"n1-3]", "ERR"},
+		{"n[[1-3]]", "ERR"},
+		{"n[]", "ERR"},
+		{"n[3-1]", "ERR"},
+		{"n[1-]", "ERR"},
+		{"n[-1]", "ERR"},
+		{"n[a-b]", "ERR"},
+		{"n[1,,2]", "ERR"},
+		{"n[1,]", "ERR"},
+		{"n[,1]", "ERR"},
+		{"n[1-2-3]", "ERR"},
+		{"n[0-100000]", "ERR"}, /* more than 100000 nodes */
+		{"n[1-1000]m[1-1000]", "ERR"},
+		{"bad name", "ERR"},
+		{"a:b", "ERR"},
+		{"n[1234567890]", "ERR"},
+	};
+	struct arena a = {0};
+	struct strlist l = {0};
+	const char *got;
+	size_t i;
+
+	for (i = 0; i < LEN(cases); i++) {
+		got = hosts(&a, cases[i].spec);
+		ok(strcmp(got, cases[i].want) == 0, "hostlist \"%s\" -> \"%s\"", cases[i].spec, got);
+	}
+	ok(model_expand_hostlist(&a, "n[1-3]", &l) && model_expand_hostlist(&a, "m", &l) &&
+	       l.len == 4 && strcmp(l.items[3], "m") == 0 && l.pos != NULL,
+	   "expansions append to the list");
+	ok(model_expand_hostlist(&a, "n[1-99999]", &l) && l.len == 4 + 99999,
+	   "a large range expands");
+	ok(!model_expand_hostlist(&a, NULL, &l), "NULL spec is rejected");
+	arena_free(&a);
+}
+
+static void
+test_suggest(void)
+{
+	static const char *const keys[] = {"minbytes", "maxbytes", "iters", "warmup_iters",
+	                                   "time_limit", "Tests", "op"};
+	const char *s;
+
+	s = m_suggest("minbyte", keys, LEN(keys));
+	ok(s && strcmp(s, "minbytes") == 0, "minbyte -> minbytes");
+	s = m_suggest("iter", keys, LEN(keys));
+	ok(s && strcmp(s, "iters") == 0, "iter -> iters");
+	s = m_suggest("tiem_limit", keys, LEN(keys));
+	ok(s && strcmp(s, "time_limit") == 0, "a transposition counts as one edit");
+	s = m_suggest("tests", keys, LEN(keys));
+	ok(s && strcmp(s, "Tests") == 0, "case differences are suggested");
+	ok(m_suggest("frobnicate", keys, LEN(keys)) == NULL, "nothing close: no suggestion");
+	ok(m_suggest("x", keys, LEN(keys)) == NULL, "one letter is never close to anything");
+	ok(m_suggest("iters", keys, LEN(keys)) == NULL, "an exact key is not suggested");
+	ok(m_suggest("abc", keys, 0) == NULL, "no candidates");
+	s = m_suggest_close("minbyte", keys, LEN(keys));
+	ok(s && strcmp(s, "minbytes") == 0, "close: minbyte -> minbytes");
+	ok(m_suggest_close("R", keys, LEN(keys)) == NULL, "close: short pass-through flags are kept");
+	ok(m_suggest_close("ops", keys, LEN(keys)) == NULL, "close: short words are kept");
+	ok(m_suggest_close("ITERS", keys, LEN(keys)) == NULL, "close: case matters");
+}
+
+static void
+test_float(void)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{1.0, "1.0"},     {0.1, "0.1"},        {1.5, "1.5"},     {-2.25, "-2.25"},
+		{100.0, "100.0"}, {1e20, "1e+20"},     {1.5e-7, "1.5e-07"},
+		{1e16, "1e+16"},  {1e15, "1000000000000000.0"},          {0.0001, "0.0001"},
+		{0.00001, "1e-05"}, {123456.789, "123456.789"},          {0.0, "0.0"},
+	};
+	char b[64];
+	size_t i;
+
+	for (i = 0; i < LEN(cases); i++) {
+		model_format_float(cases[i].v, b, sizeof(b));
+		ok(strcmp(b, cases[i].want) == 0, "float %s (want %s)", b, cases[i].want);
+	}
+}
+
+static struct toml_value *
+parse(struct arena *a, const char *text)
+{
+	return toml_parse(a, "t.toml", text, strlen(text), NULL);
+}
+
+static void
+test_overrides(void)
+{
+	struct arena a = {0};
+	struct mctx c = {0};
+	struct toml_value *root, *v;
+	struct override o[] = {
+		{"Tests.1.cmd_args.iters", "50"},
+		{"Tests.\"b.c\".iterations", "3"},
+		{"Tests.b.c.time_limit", "10m"},
+		{"name", "\"renamed\""},
+		{"Tests.2.new.deep", "[1, 2]"},
+		{"system.gpus_per_node", "4"},
+	};
+	struct override bad1[] = {{"name.x", "1"}};
+	struct override bad2[] = {{"Tests.9.x", "1"}};
+	struct override bad3[] = {{"a..b", "1"}};
+	int saved, null;
+
+	c.a = &a;
+	root = parse(&a, "name = \"s\"\n[[Tests]]\nid = \"a\"\n[Tests.cmd_args]\niters = 1\n"
+	                 "[[Tests]]\nid = \"b.c\"\n");
+	ok(root != NULL, "scenario parses");
+	if (!root)
+		return;
+	ok(m_apply_overrides(&c, root, o, LEN(o), false), "overrides apply");
+	v = toml_get(toml_get(root->u.table, "Tests")->u.array->items[0]->u.table, "cmd_args");
+	v = toml_get(v->u.table, "iters");
+	ok(v && v->type == TOML_INTEGER && v->u.integer == 50, "Tests.1.cmd_args.iters = 50");
+	v = toml_get(toml_get(root->u.table, "Tests")->u.array->items[1]->u.table, "iterations");
+	ok(v && v->type == TOML_INTEGER && v->u.integer == 3, "a quoted id addresses a test");
+	v = toml_get(toml_get(root->u.table, "Tests")->u.array->items[1]->u.table, "time_limit");
+	ok(v && v->type == TOML_STRING && strcmp(v->u.str.s, "10m") == 0,
+	   "an unquoted dotted id too; a non-TOML value is a string");
+	v = toml_get(root->u.table, "name");
+	ok(v && v->type == TOML_STRING && strcmp(v->u.str.s, "renamed") == 0, "a TOML string");
+	v = toml_get(toml_get(root->u.table, "Tests")->u.array->items[1]->u.table, "new");
+	v = v && v->type == TOML_TABLE ? toml_get(v->u.table, "deep") : NULL;
+	ok(v && v->type == TOML_ARRAY && v->u.array->len == 2,
+	   "missing tables are created; a TOML array");
+	ok(toml_get(root->u.table, "gpus_per_node") == NULL, "system.* is not for the scenario");
+	ok(c.errors == 0, "no errors");
+	/* the expected "kunai: --set ..." messages would clutter the TAP output */
+	fflush(stderr);
+	saved = dup(2);
+	null = open("/dev/null", O_WRONLY);
+	if (null >= 0)
+		dup2(null, 2);
+	ok(!m_apply_overrides(&c, root, bad1, 1, false) && c.errors == 1,
+	   "a key under a string is an error");
+	ok(!m_apply_overrides(&c, root, bad2, 1, false) && c.errors == 2,
+	   "an element out of range is an error");
+	ok(!m_apply_overrides(&c, root, bad3, 1, true) && c.errors == 3,
+	   "a malformed key is an error");
+	m_flush(&c);
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
+	if (null >= 0)
+		close(null);
+	arena_free(&a);
+}
+
+static void
+test_merge(void)
+{
+	static const char *const keys[] = {"cmd_args", "name", NULL};
+	struct arena a = {0};
+	struct toml_value *base, *over, *m, *ca;
+
+	base = parse(&a, "name = \"t\"\nx = 1\n[cmd_args]\na = 1\nb = [1, 2]\n[cmd_args.n]\nk = 1\n");
+	over = parse(&a, "id = \"i\"\nname = \"u\"\n[cmd_args]\nb = [3]\nc = 2\n[cmd_args.n]\nj = 2\n");
+	m = m_merge(&a, base, over, keys);
+	ok(toml_get(m->u.table, "id") == NULL, "keys outside the list are not merged");
+	ok(strcmp(toml_get(m->u.table, "name")->u.str.s, "u") == 0, "scalars replace");
+	ca = toml_get(m->u.table, "cmd_args");
+	ok(toml_get(ca->u.table, "a")->u.integer == 1, "untouched keys stay");
+	ok(toml_get(ca->u.table, "b")->u.array->len == 1, "arrays replace");
+	ok(toml_get(ca->u.table, "c")->u.integer == 2, "new keys are added");
+	ok(toml_get(toml_get(ca->u.table, "n")->u.table, "k") &&
+	       toml_get(toml_get(ca->u.table, "n")->u.table, "j"),
+	   "nested tables merge key by key");
+	ok(toml_get(toml_get(base->u.table, "cmd_args")->u.table, "c") == NULL,
+	   "the base is not modified");
+	arena_free(&a);
+}
+
+int
+main(void)
+{
+	test_parse_time();
+	test_format_time();
+	test_hostlist();
+	test_suggest();
+	test_float();
+	test_overrides();
+	test_merge();
+	return tap_done();
+}
