@@ -282,7 +282,8 @@ resolve_nodes(struct arena *a, const struct campaign *c, const struct test_case 
 	for (i = 0; i < tc->exclude_nodes.len; i++)
 		model_expand_hostlist(a, tc->exclude_nodes.items[i], &excl);
 	qsort(all.items, all.len, sizeof(*all.items), cmp_str);
-	qsort(excl.items, excl.len, sizeof(*excl.items), cmp_str);
+	if (excl.len) /* qsort of NULL is undefined, even of 0 items */
+		qsort(excl.items, excl.len, sizeof(*excl.items), cmp_str);
 	for (i = 0; i < all.len; i++) {
 		if (n && strcmp(all.items[n - 1], all.items[i]) == 0)
 			continue;
@@ -322,11 +323,13 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 
 	for (i = 0; i < ndims; i++) {
 		if (dims[i].values->len == 0) {
-			warn("%s: sweep dimension %s of test '%s' is an empty list", sc->path, dims[i].key, tc->id);
+			error_at(tc->pos.path, tc->pos.line, tc->pos.col,
+			         "sweep dimension %s of test '%s' is an empty list", dims[i].key, tc->id);
 			return false;
 		}
 		if (npoints > 1000000 / dims[i].values->len) {
-			warn("%s: test '%s' sweeps more than 1000000 points", sc->path, tc->id);
+			error_at(tc->pos.path, tc->pos.line, tc->pos.col,
+			         "test '%s' sweeps more than 1000000 points", tc->id);
 			return false;
 		}
 		npoints *= dims[i].values->len;

@@ -34,6 +34,7 @@ struct run {
 	int num_nodes;
 	struct strlist nodes; /* explicit node names (expanded), may be empty */
 	const char *partition; /* from a PARTITION:GROUP:N spec; NULL: the default */
+	struct strlist hook_env; /* env_vars.sh files of its hooks (set by gen) */
 	long time_limit;      /* seconds incl. pre/post hook limits, -1: none */
 	size_t index;         /* position in the run list */
 	size_t *after;        /* indices of runs that must complete first */

@@ -21,35 +21,29 @@
 struct gen_opts {
 	struct model_opts m;
 	const char *out_dir;
+	const char *rules_dir; /* --rules-dir, made absolute; NULL: kunai's own */
 	bool cache_without_check;
 	struct override *sets;
 	size_t n_sets;
 };
 
-/* One file to write, relative to the build dir. */
-struct out_file {
-	const char *path;
-	char *data;
-	size_t len;
+/* Where rendered files go: nowhere (the checking pass) or under root. */
+struct sink {
+	const char *root; /* NULL: discard */
+	struct buf path;
+	bool ok;
 };
 
-struct out_files {
-	struct out_file *items;
-	size_t len, cap;
-};
-
+/* Writes content as root/rel (atomically, only when it changed) and empties
+ * content for the next file. */
 static void
-add_file(struct arena *a, struct out_files *f, const char *path, struct buf *content)
+emit(struct sink *s, const char *rel, struct buf *content)
 {
-	if (f->len == f->cap) {
-		size_t n = f->cap ? f->cap * 2 : 256;
-		f->items = arena_grow(a, f->items, f->len, n, sizeof(*f->items));
-		f->cap = n;
+	if (s->root && s->ok) {
+		s->path.len = 0;
+		buf_printf(&s->path, "%s/%s", s->root, rel);
+		s->ok = write_file_atomic(s->path.data, content->data ? content->data : "", content->len);
 	}
-	f->items[f->len].path = path;
-	f->items[f->len].data = arena_strndup(a, content->data ? content->data : "", content->len);
-	f->items[f->len].len = content->len;
-	f->len++;
 	content->len = 0;
 }
 
@@ -63,59 +57,6 @@ join(struct arena *a, const char *dir, const char *file)
 	s = arena_strdup(a, b.data);
 	buf_free(&b);
 	return s;
-}
-
-/* Creates every missing directory above the file path (mkdir -p of its dir). */
-static bool
-make_parents(const char *path)
-{
-	struct buf p = {0};
-	char *s;
-	bool ok = true;
-
-	buf_puts(&p, path);
-	for (s = p.data + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		if (mkdir(p.data, 0777) != 0 && errno != EEXIST) {
-			warn("mkdir %s:", p.data);
-			ok = false;
-			break;
-		}
-		*s = '/';
-	}
-	buf_free(&p);
-	return ok;
-}
-
-static bool
-write_all(const char *root, const struct out_files *f)
-{
-	struct buf full = {0};
-	const char *last_dir = NULL;
-	size_t last_len = 0, i;
-
-	for (i = 0; i < f->len; i++) {
-		const char *slash = strrchr(f->items[i].path, '/');
-		size_t dlen = slash ? (size_t)(slash - f->items[i].path) : 0;
-
-		/* runs come in order, so most files share the previous file's dir */
-		if (dlen && !(last_dir && last_len == dlen && strncmp(last_dir, f->items[i].path, dlen) == 0)) {
-			last_dir = f->items[i].path;
-			last_len = dlen;
-			full.len = 0;
-			buf_printf(&full, "%s/%s", root, f->items[i].path);
-			if (!make_parents(full.data))
-				return false;
-		}
-		full.len = 0;
-		buf_printf(&full, "%s/%s", root, f->items[i].path);
-		if (!write_file_atomic(full.data, f->items[i].data, f->items[i].len)) {
-			buf_free(&full);
-			return false;
-		}
-	}
-	buf_free(&full);
-	return true;
 }
 
 /* An absolute version of path (which need not exist). */
@@ -174,6 +115,8 @@ parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 		else if (strcmp(name, "-o") == 0 || strcmp(name, "--output-dir") == 0 ||
 		         strcmp(name, "--output-path") == 0)
 			o->out_dir = v;
+		else if (strcmp(name, "--rules-dir") == 0)
+			o->rules_dir = v;
 		else if (strcmp(name, "--set") == 0) {
 			const char *e = strchr(v, '=');
 			if (!e || e == v)
@@ -201,7 +144,7 @@ parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 static size_t
 regen_args(struct arena *a, const struct gen_opts *o, const char *out_dir, const char ***argv)
 {
-	const char **v = arena_alloc(a, (12 + 2 * o->n_sets) * sizeof(*v));
+	const char **v = arena_alloc(a, (14 + 2 * o->n_sets) * sizeof(*v));
 	size_t n = 0, i;
 
 	v[n++] = "gen";
@@ -219,6 +162,10 @@ regen_args(struct arena *a, const struct gen_opts *o, const char *out_dir, const
 	}
 	v[n++] = "-o";
 	v[n++] = out_dir;
+	if (o->rules_dir) {
+		v[n++] = "--rules-dir";
+		v[n++] = o->rules_dir;
+	}
 	if (o->cache_without_check)
 		v[n++] = "--enable-cache-without-check";
 	for (i = 0; i < o->n_sets; i++) {
@@ -232,18 +179,48 @@ regen_args(struct arena *a, const struct gen_opts *o, const char *out_dir, const
 	return n;
 }
 
-/* Builds every file of the build dir in memory. */
+/* Adds the directories whose listing the campaign depends on (a test file
+ * added to or removed from --tests-dir changes the campaign) to the inputs
+ * of the regenerate edge. */
+static void
+add_dir_inputs(struct arena *a, struct campaign *c, const struct gen_opts *o)
+{
+	const char *dirs[3];
+	size_t n = 0, i;
+	struct stat st;
+
+	if (o->m.tests_dir)
+		dirs[n++] = o->m.tests_dir;
+	if (o->m.hook_dir) {
+		dirs[n++] = o->m.hook_dir;
+		dirs[n++] = join(a, o->m.hook_dir, "test");
+	}
+	for (i = 0; i < n; i++) {
+		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		c->inputs.items = arena_grow(a, (void *)c->inputs.items, c->inputs.len, c->inputs.len + 1,
+		                             sizeof(*c->inputs.items));
+		c->inputs.pos = arena_grow(a, c->inputs.pos, c->inputs.pos ? c->inputs.len : 0,
+		                           c->inputs.len + 1, sizeof(*c->inputs.pos));
+		c->inputs.items[c->inputs.len++] = dirs[i];
+	}
+}
+
+/* Renders every run's script and env files into sink. The first call (with
+ * a discarding sink) finds every error before anything is written, so that
+ * a failed gen leaves the build dir as it was without holding all scripts
+ * in memory; it also records each run's hook env files for build.ninja. */
 static bool
-render(struct arena *a, const struct campaign *c, const struct runlist *rl, struct out_files *files)
+render(struct arena *a, const struct campaign *c, struct runlist *rl, struct sink *out)
 {
 	const struct scenario *sc = c->scenario;
 	const char *script = ninja_script_name(c->system->scheduler);
-	struct buf b = {0};
+	struct buf b = {0}, p = {0};
 	size_t i, j;
 	bool ok = true;
 
-	for (i = 0; ok && i < rl->len; i++) {
-		const struct run *r = &rl->items[i];
+	for (i = 0; ok && out->ok && i < rl->len; i++) {
+		struct run *r = &rl->items[i];
 		struct runlist pre = {0}, post = {0};
 		struct hooks h = {&pre, &post};
 
@@ -257,17 +234,30 @@ render(struct arena *a, const struct campaign *c, const struct runlist *rl, stru
 			ok = script_slurm(a, r, &h, &b);
 		else
 			ok = script_standalone(a, r, &h, &b);
-		add_file(a, files, join(a, r->dir, script), &b);
+		p.len = 0;
+		buf_printf(&p, "%s/%s", r->dir, script);
+		emit(out, p.data, &b);
 		script_env(r, &b);
-		add_file(a, files, join(a, r->dir, "env_vars.sh"), &b);
+		p.len = 0;
+		buf_printf(&p, "%s/env_vars.sh", r->dir);
+		emit(out, p.data, &b);
+		if (!out->root && pre.len + post.len) {
+			r->hook_env.items = arena_alloc(a, (pre.len + post.len) * sizeof(*r->hook_env.items));
+			r->hook_env.len = 0;
+		}
 		for (j = 0; j < pre.len + post.len; j++) {
 			const struct run *hr = j < pre.len ? &pre.items[j] : &post.items[j - pre.len];
 			script_env(hr, &b);
-			add_file(a, files, join(a, hr->dir, "env_vars.sh"), &b);
+			p.len = 0;
+			buf_printf(&p, "%s/env_vars.sh", hr->dir);
+			if (!out->root)
+				r->hook_env.items[r->hook_env.len++] = arena_strdup(a, p.data);
+			emit(out, p.data, &b);
 		}
 	}
 	buf_free(&b);
-	return ok;
+	buf_free(&p);
+	return ok && out->ok;
 }
 
 static int
@@ -277,7 +267,7 @@ generate(int argc, char **argv, bool dry_run)
 	struct gen_opts o = {0};
 	struct campaign *c;
 	struct runlist rl = {0};
-	struct out_files files = {0};
+	struct sink check = {NULL, {0}, true}, sink = {NULL, {0}, true};
 	struct buf b = {0}, dd = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
 	const char *out_dir, **rargv;
@@ -302,18 +292,28 @@ generate(int argc, char **argv, bool dry_run)
 	if (!c || !ninja_check_ids(c->scenario) || !expand_campaign(&a, c, &rl))
 		goto done;
 	out_dir = o.out_dir ? o.out_dir : join(&a, c->system->output_path, c->scenario->name);
-	if (!render(&a, c, &rl, &files))
+	if (!render(&a, c, &rl, &check))
 		goto done;
-	ninja_write_build(c, &rl, &b);
-	add_file(&a, &files, "build.ninja", &b);
+	add_dir_inputs(&a, c, &o);
+	/* rules chosen by --rules-dir or $KUNAI_DATADIR stay chosen when ninja regenerates */
+	if (o.rules_dir)
+		o.rules_dir = absolute(&a, cwd, o.rules_dir);
+	else if (getenv("KUNAI_DATADIR") && *getenv("KUNAI_DATADIR"))
+		o.rules_dir = join(&a, absolute(&a, cwd, kunai_datadir(&dd)), "rules");
 	rargc = regen_args(&a, &o, out_dir, &rargv);
-	ninja_write_local(c, exe, join(&a, absolute(&a, cwd, kunai_datadir(&dd)), "rules"), cwd, rargv,
-	                  rargc, &b);
-	add_file(&a, &files, "local.ninja", &b);
+	/* nothing can fail from here on but I/O: write the runs, then the graph */
+	sink.root = out_dir;
+	if (!render(&a, c, &rl, &sink))
+		goto done;
 	if (!json_campaign(c, &rl, &b))
 		goto done;
-	add_file(&a, &files, "kunai.json", &b);
-	if (!make_parents(join(&a, out_dir, "build.ninja")) || !write_all(out_dir, &files))
+	emit(&sink, "kunai.json", &b);
+	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : join(&a, kunai_datadir(&dd), "rules"), cwd,
+	                  rargv, rargc, &b);
+	emit(&sink, "local.ninja", &b);
+	ninja_write_build(c, &rl, &b);
+	emit(&sink, "build.ninja", &b);
+	if (!sink.ok)
 		goto done;
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
 	rc = 0;
@@ -337,6 +337,8 @@ generate(int argc, char **argv, bool dry_run)
 done:
 	buf_free(&b);
 	buf_free(&dd);
+	buf_free(&check.path);
+	buf_free(&sink.path);
 	arena_free(&a);
 	return rc;
 }

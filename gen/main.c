@@ -41,6 +41,7 @@ static const struct command commands[] = {
 	 "  --tests-dir DIR         test definitions (every *.toml in DIR)\n"
 	 "  --test-scenario FILE    scenario TOML\n"
 	 "  --hook-dir DIR          pre/post hook scenarios (tests in DIR/test)\n"
+	 "  --rules-dir DIR         ninja rule files to include instead of kunai's own\n"
 	 "  -o, --output-dir DIR    the build dir\n"
 	 "  --set KEY=VALUE         override a field, e.g. Tests.1.cmd_args.iters=50\n"
 	 "                          (system fields: system.KEY); repeatable\n"

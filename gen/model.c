@@ -261,21 +261,25 @@ pool_load_dir(struct mctx *c, struct pool *p, const char *dir, bool required)
 			return true;
 		warn("tests directory %s is not a directory", dir);
 		c->errors++;
+		p->n_broken++;
 		return false;
 	}
 	ok = list_toml(c->a, dir, false, &files, &n);
-	if (!ok)
+	if (!ok) {
 		c->errors++;
+		p->n_broken++;
+	}
 	for (i = 0; i < n; i++) {
 		f = mfile_read(c, files[i]);
 		if (!f->root) {
+			p->n_broken++;
 			ok = false;
 			continue;
 		}
 		if (!m_load_test_file(c, f))
 			ok = false;
-		if (m_kv(f->root, "test_template_name"))
-			pool_add(c, p, f);
+		/* failed ones too: scenarios naming them then say nothing more */
+		pool_add(c, p, f);
 	}
 	return ok;
 }

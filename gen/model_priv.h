@@ -35,6 +35,10 @@ struct mfile {
 struct pool {
 	struct mfile **items;
 	size_t len, cap;
+	/* files of the dir (or the dir itself) that could not be read or
+	 * parsed (reported): they may define any name, so unknown names are
+	 * not reported */
+	size_t n_broken;
 };
 
 /* A hook directory: its scenario files, and its test/ pool. */

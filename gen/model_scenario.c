@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model_priv.h"
+#include "ninja.h"
 #include "util.h"
 #include "workload.h"
 
@@ -322,6 +323,8 @@ load_case_def(struct mctx *c, const char *path, const struct toml_value *t,
 			return NULL;
 		}
 		if (!(f = pool_find(tests, name))) {
+			if (tests->n_broken)
+				return NULL; /* it may be in a file that failed to parse */
 			names = pool_names(c, tests);
 			buf_printf(&b, "unknown test_name '%s'", m_shown(c, name));
 			m_did_you_mean(&b, name, names, tests->len);
@@ -497,7 +500,7 @@ load_hook(struct mctx *c, const struct toml_value *root, const char *key)
 		return NULL;
 	if (!c->hook_dir || !(hd = hookdir_get(c, c->hook_dir))) {
 		if (c->hook_dir)
-			merr(c, kv->value->pos, "%s '%s': hook directory '%s' does not exist", key,
+			merr(c, kv->value->pos, "%s '%s': hook directory '%s' is not a directory", key,
 			     m_shown(c, name), c->hook_dir);
 		else
 			merr(c, kv->value->pos, "%s '%s' needs a hook directory (--hook-dir, or "
@@ -589,6 +592,12 @@ m_load_scenario(struct mctx *c, struct mfile *f, const struct pool *tests, bool 
 			if (!load_case(c, sc, &sc->cases[sc->n_cases], tv, tests))
 				ok = false;
 			ikv = m_kv(tv, "id");
+			/* a case's id is also a ninja target (a hook's is not) */
+			if (!hook && sc->cases[sc->n_cases].id &&
+			    ninja_reserved(sc->cases[sc->n_cases].id))
+				merr(c, ikv->value->pos,
+				     "test id '%s' is reserved for kunai's own ninja target",
+				     sc->cases[sc->n_cases].id);
 			for (j = 0; sc->cases[sc->n_cases].id && j < sc->n_cases; j++)
 				if (sc->cases[j].id &&
 				    strcmp(sc->cases[j].id, sc->cases[sc->n_cases].id) == 0) {

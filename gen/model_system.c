@@ -100,6 +100,23 @@ check_nodes(struct mctx *c, const struct strlist *l)
 	}
 }
 
+/* A value that goes on an #SBATCH line, which sbatch reads itself: a
+ * newline would end the line, and a blank (unless blanks_ok) would split
+ * the option. */
+static void
+check_directive(struct mctx *c, const char *key, const char *s, size_t n, struct toml_pos pos,
+                bool blanks_ok)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == '\n' || s[i] == '\r' || (!blanks_ok && (s[i] == ' ' || s[i] == '\t'))) {
+			merr(c, pos, "%s must not contain %s (it goes on an #SBATCH line)", key,
+			     blanks_ok ? "line breaks" : "blanks or line breaks");
+			return;
+		}
+}
+
 static const char *const group_keys[] = {"name", "nodes", NULL};
 
 /* One group or partition table: name from its "name" key or, in the
@@ -177,6 +194,9 @@ load_partition(struct mctx *c, struct system *s, const struct toml_value *t,
 	p = &s->partitions[s->n_partitions++];
 	p->name = name;
 	p->pos = kv ? kv->pos : t->pos;
+	if (s->scheduler == SCHED_SLURM)
+		check_directive(c, "a partition name", name, strlen(name),
+		                m_kv(t, "name") ? m_kv(t, "name")->value->pos : kv->pos, false);
 	if (m_strlist(c, t, "nodes", &p->nodes))
 		check_nodes(c, &p->nodes);
 	if (!m_kv(t, "groups"))
@@ -204,7 +224,11 @@ load_slurm(struct mctx *c, struct system *s, const struct toml_value *root)
 	size_t i;
 	bool b;
 
-	m_str(c, root, "default_partition", true, &s->default_partition);
+	if (m_str(c, root, "default_partition", true, &s->default_partition) &&
+	    s->default_partition)
+		check_directive(c, "'default_partition'", s->default_partition,
+		                strlen(s->default_partition),
+		                m_kv(root, "default_partition")->value->pos, false);
 	if (!(kv = m_kv(root, "partitions"))) {
 		merr(c, root->pos, "missing required key 'partitions'");
 	} else if (kv->value->type == TOML_ARRAY) {
@@ -218,8 +242,12 @@ load_slurm(struct mctx *c, struct system *s, const struct toml_value *root)
 		merr(c, kv->value->pos, "'partitions' must be an array of tables, not %s",
 		     m_a_type(kv->value));
 	}
-	m_str(c, root, "account", false, &s->account);
-	m_str(c, root, "distribution", false, &s->distribution);
+	if (m_str(c, root, "account", false, &s->account) && s->account)
+		check_directive(c, "'account'", s->account, strlen(s->account),
+		                m_kv(root, "account")->value->pos, false);
+	if (m_str(c, root, "distribution", false, &s->distribution) && s->distribution)
+		check_directive(c, "'distribution'", s->distribution, strlen(s->distribution),
+		                m_kv(root, "distribution")->value->pos, false);
 	s->mpi = "pmix";
 	m_str(c, root, "mpi", false, &s->mpi);
 	if (m_int(c, root, "gpus_per_node", false, 0, &n) && m_kv(root, "gpus_per_node"))
@@ -240,7 +268,11 @@ load_slurm(struct mctx *c, struct system *s, const struct toml_value *root)
 			     m_a_type(v));
 	}
 	m_str(c, root, "extra_srun_args", false, &s->extra_srun_args);
-	m_strlist(c, root, "extra_sbatch_args", &s->extra_sbatch_args);
+	if (m_strlist(c, root, "extra_sbatch_args", &s->extra_sbatch_args))
+		for (i = 0; i < s->extra_sbatch_args.len; i++)
+			check_directive(c, "an 'extra_sbatch_args' entry", s->extra_sbatch_args.items[i],
+			                strlen(s->extra_sbatch_args.items[i]),
+			                s->extra_sbatch_args.pos[i], true);
 	if (m_strlist(c, root, "extra_transient_status_errors", &s->extra_transient_status_errors))
 		for (i = 0; i < s->extra_transient_status_errors.len; i++) {
 			str = s->extra_transient_status_errors.items[i];

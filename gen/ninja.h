@@ -13,6 +13,9 @@ struct runlist;
 /* Returns the job script's file name for a scheduler (in every run dir). */
 const char *ninja_script_name(enum sched s);
 
+/* Is id the name of one of kunai's own targets (run, report, ...)? */
+bool ninja_reserved(const char *id);
+
 /* Returns false after reporting test ids that collide with kunai's targets. */
 bool ninja_check_ids(const struct scenario *sc);
 

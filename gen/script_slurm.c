@@ -386,7 +386,7 @@ reservation(struct buf *b, const char *args)
 	p += 14;
 	while (*p == ' ')
 		p++;
-	n = strcspn(p, " \t");
+	n = strcspn(p, " \t\r\n"); /* a word, as Python's split() makes them */
 	if (!n)
 		return false;
 	buf_push(b, p, n);

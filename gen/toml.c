@@ -21,7 +21,7 @@ enum {
 	 * consumer of the tree is bounded too. */
 	MAX_DEPTH = 1000,
 	/* Tables with more keys get a hash index. */
-	INDEX_MIN = 8,
+	INDEX_MIN = 16,
 	POOL_CHUNK = 64 * 1024,
 };
 
@@ -407,7 +407,13 @@ add(struct parser *P, struct toml_table *t, size_t i)
 
 	if (t->len == t->cap) {
 		cap = t->cap ? t->cap * 2 : 4;
-		t->items = arena_grow(P->a, t->items, t->len, cap, sizeof(*t->items));
+		if (t == P->sect) {
+			t->items = xrealloc(t->items, cap * sizeof(*t->items));
+			P->sect_items = t->items;
+			P->sect_cap = cap;
+		} else {
+			t->items = arena_grow(P->a, t->items, t->len, cap, sizeof(*t->items));
+		}
 		t->cap = cap;
 	}
 	kv = &t->items[t->len++];
@@ -418,6 +424,37 @@ add(struct parser *P, struct toml_table *t, size_t i)
 	kv->value->pos = kp->pos;
 	index_add(P->a, t);
 	return kv->value;
+}
+
+/* Moves the items of the table under the last header into the arena,
+ * sized exactly. */
+static void
+close_section(struct parser *P)
+{
+	struct toml_table *t = P->sect;
+
+	if (!t)
+		return;
+	t->items = t->len ? arena_grow(P->a, t->items, t->len, t->len, sizeof(*t->items)) : NULL;
+	t->cap = t->len;
+	P->sect = NULL;
+}
+
+/* Keys under a header mostly go to one table: its items grow in malloc'd
+ * memory until the section ends, so growing leaves no garbage in the arena. */
+static void
+open_section(struct parser *P, struct toml_table *t)
+{
+	close_section(P);
+	if (P->sect_cap < t->len) {
+		P->sect_cap = t->len;
+		P->sect_items = xrealloc(P->sect_items, P->sect_cap * sizeof(*t->items));
+	}
+	if (t->len)
+		memcpy(P->sect_items, t->items, t->len * sizeof(*t->items));
+	t->items = P->sect_items;
+	t->cap = P->sect_cap;
+	P->sect = t;
 }
 
 static struct toml_table *
@@ -457,11 +494,12 @@ add_keyval(struct parser *P, struct toml_table *t, size_t depth)
 			          key_name(P, i), toml_type_name(v->type), v->pos.line, v->pos.col);
 		t = v->u.table;
 		if (t->flags & TABLE_INLINE)
-			toml_fail(P, P->parts[i].at, "inline table '%s' (defined at %d:%d) cannot be extended",
+			toml_fail(P, P->parts[i].at,
+			          "inline table '%s' (defined at %d:%d) cannot be extended",
 			          key_name(P, i), v->pos.line, v->pos.col);
 		if (t->flags & TABLE_EXPLICIT)
 			toml_fail(P, P->parts[i].at,
-			          "table '%s' (defined at %d:%d) cannot be extended with dotted keys",
+			          "table '%s' (defined at %d:%d) cannot take dotted keys",
 			          key_name(P, i), v->pos.line, v->pos.col);
 		/* [a.b.c] then b.d under [a]: b was only implied, so this defines it */
 		t->flags = TABLE_DOTTED;
@@ -592,6 +630,7 @@ parse_header(struct parser *P, struct toml_table *root, size_t *depth)
 	struct toml_keyval *kv;
 	struct toml_value *v, *e;
 	struct toml_array *arr;
+	const char *what;
 	size_t i, d = 0;
 
 	P->p += aot ? 2 : 1;
@@ -616,7 +655,8 @@ parse_header(struct parser *P, struct toml_table *root, size_t *depth)
 			toml_fail(P, P->parts[i].at, "key '%s' is already defined as %s at %d:%d",
 			          key_name(P, i), toml_type_name(v->type), v->pos.line, v->pos.col);
 		if (v->u.table->flags & TABLE_INLINE)
-			toml_fail(P, P->parts[i].at, "inline table '%s' (defined at %d:%d) cannot be extended",
+			toml_fail(P, P->parts[i].at,
+			          "inline table '%s' (defined at %d:%d) cannot be extended",
 			          key_name(P, i), v->pos.line, v->pos.col);
 		t = v->u.table;
 	}
@@ -633,13 +673,16 @@ parse_header(struct parser *P, struct toml_table *root, size_t *depth)
 		} else {
 			v = kv->value;
 			if (v->type != TOML_ARRAY || !v->u.array->of_tables)
-				toml_fail(P, P->parts[i].at, "'%s' is already defined as %s at %d:%d",
-				          key_name(P, i), toml_type_name(v->type), v->pos.line, v->pos.col);
+				toml_fail(P, P->parts[i].at,
+				          "'%s' is already defined as %s at %d:%d",
+				          key_name(P, i), toml_type_name(v->type), v->pos.line,
+				          v->pos.col);
 		}
 		arr = v->u.array;
 		if (arr->len == arr->cap) {
 			arr->cap = arr->cap ? arr->cap * 2 : 4;
-			arr->items = arena_grow(P->a, arr->items, arr->len, arr->cap, sizeof(*arr->items));
+			arr->items = arena_grow(P->a, arr->items, arr->len, arr->cap,
+			                        sizeof(*arr->items));
 		}
 		e = arr->items[arr->len++] = NEW(P, struct toml_value);
 		e->pos = pos;
@@ -659,17 +702,17 @@ parse_header(struct parser *P, struct toml_table *root, size_t *depth)
 		return v->u.table;
 	}
 	if (v->type == TOML_TABLE && (v->u.table->flags & TABLE_DOTTED))
-		toml_fail(P, P->parts[i].at, "table '%s' is already defined by dotted keys at %d:%d",
-		          key_name(P, i), v->pos.line, v->pos.col);
-	if (v->type == TOML_TABLE && !(v->u.table->flags & TABLE_INLINE))
-		toml_fail(P, P->parts[i].at, "table '%s' is already defined at %d:%d",
-		          key_name(P, i), v->pos.line, v->pos.col);
-	if (v->type == TOML_ARRAY && v->u.array->of_tables)
-		toml_fail(P, P->parts[i].at, "'%s' is already defined as an array of tables at %d:%d",
-		          key_name(P, i), v->pos.line, v->pos.col);
-	toml_fail(P, P->parts[i].at, "key '%s' is already defined as %s at %d:%d",
-	          key_name(P, i), v->type == TOML_TABLE ? "an inline table" : toml_type_name(v->type),
-	          v->pos.line, v->pos.col);
+		what = "a table by dotted keys";
+	else if (v->type == TOML_TABLE && (v->u.table->flags & TABLE_INLINE))
+		what = "an inline table";
+	else if (v->type == TOML_TABLE)
+		what = "a table";
+	else if (v->type == TOML_ARRAY && v->u.array->of_tables)
+		what = "an array of tables";
+	else
+		what = toml_type_name(v->type);
+	toml_fail(P, P->parts[i].at, "'%s' is already defined as %s at %d:%d", key_name(P, i),
+	          what, v->pos.line, v->pos.col);
 }
 
 static struct toml_value *
@@ -685,12 +728,16 @@ parse_document(struct parser *P)
 	root = NEW(P, struct toml_value);
 	root->pos = toml_pos_at(P, P->p);
 	cur = new_table(P, root, TABLE_EXPLICIT);
+	open_section(P, cur);
 	for (;;) {
 		skip_ws(P);
-		if (P->p == P->end)
+		if (P->p == P->end) {
+			close_section(P);
 			return root;
+		}
 		if (*P->p == '[') {
 			cur = parse_header(P, root->u.table, &depth);
+			open_section(P, cur);
 			end_line(P, "table header");
 		} else if (*P->p == '#' || *P->p == '\n' || *P->p == '\r') {
 			end_line(P, "comment");
@@ -708,6 +755,7 @@ parser_free(struct parser *P)
 	buf_free(&P->keys);
 	free(P->parts);
 	free(P->stack);
+	free(P->sect_items);
 	free(P);
 }
 

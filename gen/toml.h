@@ -69,7 +69,9 @@ struct toml_keyval {
 struct toml_table {
 	struct toml_keyval *items;
 	size_t len;
-	struct toml_table_index *index; /* private lookup accelerator */
+	/* private lookup accelerator, trusted while len is unchanged: set it
+	 * to NULL after editing items in place */
+	struct toml_table_index *index;
 	size_t cap;
 	unsigned flags; /* private: defined / implicit / inline / dotted */
 };

@@ -5,6 +5,7 @@
 
 #include <setjmp.h>
 
+#include "toml.h"
 #include "util.h"
 
 struct key_part {
@@ -29,6 +30,9 @@ struct parser {
 	size_t nstack, stackcap;
 	char *pool; /* see toml_alloc */
 	size_t pool_left;
+	struct toml_table *sect; /* see open_section */
+	struct toml_keyval *sect_items;
+	size_t sect_cap;
 	char desc[48], name[96]; /* message fragments */
 };
 
@@ -50,7 +54,7 @@ void toml_newline(struct parser *P);
 
 /* Appends the single-line string at P->p, decoded, to out. */
 void toml_scan_string(struct parser *P, struct buf *out, bool basic);
-/* Parse the value at P->p into v. */
+/* Parses the value at P->p into v. */
 void toml_parse_string(struct parser *P, struct toml_value *v);
 void toml_parse_scalar(struct parser *P, struct toml_value *v);
 

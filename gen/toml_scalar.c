@@ -322,7 +322,8 @@ parse_datetime(struct parser *P, const char *s, const char *e, struct toml_value
 			return;
 		}
 		if (*p != 'T' && *p != 't' && *p != ' ')
-			toml_fail(P, p, "invalid date-time '%.*s': expected 'T' after the date", tok, s);
+			toml_fail(P, p, "invalid date-time '%.*s': expected 'T' after the date",
+			          tok, s);
 		p++;
 	}
 	if (!match(p, e, "dd:dd:dd"))
@@ -340,7 +341,8 @@ parse_datetime(struct parser *P, const char *s, const char *e, struct toml_value
 				dt->nanosecond = dt->nanosecond * 10 + *p - '0';
 		}
 		if (!n)
-			toml_fail(P, p, "invalid time in '%.*s': expected digits after '.'", tok, s);
+			toml_fail(P, p, "invalid time in '%.*s': expected digits after '.'",
+			          tok, s);
 		dt->frac_digits = n < 9 ? n : 9;
 		for (; n < 9; n++)
 			dt->nanosecond *= 10;
@@ -361,7 +363,7 @@ parse_datetime(struct parser *P, const char *s, const char *e, struct toml_value
 			dt->offset_minutes = sign * (num2(p + 1) * 60 + num2(p + 4));
 			p += 6;
 		} else {
-			toml_fail(P, p, "invalid date-time '%.*s': expected 'Z' or an offset like +01:00",
+			toml_fail(P, p, "invalid date-time '%.*s': expected 'Z' or an offset",
 			          tok, s);
 		}
 	}
@@ -387,7 +389,8 @@ digits(struct parser *P, const char *p, const char *e, int base)
 		}
 	}
 	if (p == s)
-		toml_fail(P, p, "expected a digit, found %s", p == e ? "end of number" : toml_found(P, p));
+		toml_fail(P, p, "expected a digit, found %s",
+		          p == e ? "end of number" : toml_found(P, p));
 	return p;
 }
 
@@ -567,7 +570,8 @@ toml_format_datetime(const struct toml_value *v, char *out, size_t n)
 		k += snprintf(b + k, sizeof(b) - k, "%02d:%02d:%02d", dt->hour, dt->minute,
 		              dt->second);
 		if (frac > 0 && frac <= 9)
-			k += snprintf(b + k, sizeof(b) - k, ".%0*d", frac, dt->nanosecond / scale[frac]);
+			k += snprintf(b + k, sizeof(b) - k, ".%0*d", frac,
+			              dt->nanosecond / scale[frac]);
 	}
 	if (v->type == TOML_DATETIME) {
 		if (dt->offset_z)

@@ -326,6 +326,28 @@ same_contents(const char *path, const void *data, size_t len)
 	return same;
 }
 
+/* Creates the missing directories above path. */
+static bool
+make_parents(const char *path)
+{
+	struct buf p = {0};
+	char *s;
+	bool ok = true;
+
+	buf_puts(&p, path);
+	for (s = p.data + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (mkdir(p.data, 0777) != 0 && errno != EEXIST) {
+			warn("mkdir %s:", p.data);
+			ok = false;
+			break;
+		}
+		*s = '/';
+	}
+	buf_free(&p);
+	return ok;
+}
+
 bool
 write_file_atomic(const char *path, const void *data, size_t len)
 {
@@ -337,6 +359,8 @@ write_file_atomic(const char *path, const void *data, size_t len)
 		return true;
 	buf_printf(&tmp, "%s.tmp", path);
 	f = fopen(tmp.data, "wb");
+	if (!f && errno == ENOENT && make_parents(tmp.data))
+		f = fopen(tmp.data, "wb");
 	if (!f) {
 		warn("open %s:", tmp.data);
 		buf_free(&tmp);

@@ -63,8 +63,8 @@ void error_at(const char *path, int line, int col, const char *fmt, ...)
 
 /* Reads a whole file (path "-" is stdin); returns false after reporting. */
 bool read_file(const char *path, struct buf *out);
-/* Writes via path.tmp + rename; leaves an identical file untouched.
- * Returns false after reporting. */
+/* Writes via path.tmp + rename, creating missing parent directories; leaves
+ * an identical file untouched. Returns false after reporting. */
 bool write_file_atomic(const char *path, const void *data, size_t len);
 
 #endif

@@ -1,0 +1,233 @@
+#!/usr/bin/env bats
+# kunai gen: the build dir it writes, byte stability, incrementality and
+# regeneration, checked with the real ninja.
+bats_require_minimum_version 1.5.0
+
+setup() {
+	CONF="$SHARED/cloudai-compat/conf"
+	W=$BATS_TEST_TMPDIR
+	mkdir -p "$W/c/tests" "$W/fake/rules"
+	cat >"$W/c/system.toml" <<'T'
+name = "local"
+scheduler = "standalone"
+install_path = "./install"
+output_path = "./results"
+max_jobs = 2
+T
+	cat >"$W/c/tests/sleep.toml" <<'T'
+name = "sleep"
+description = "sleep"
+test_template_name = "Sleep"
+[cmd_args]
+seconds = 0
+T
+	cat >"$W/c/tests/sleep2.toml" <<'T'
+name = "sleep2"
+description = "sleep again"
+test_template_name = "Sleep"
+[cmd_args]
+seconds = 1
+T
+	cat >"$W/c/scenario.toml" <<'T'
+name = "two"
+[[Tests]]
+id = "a"
+test_name = "sleep"
+iterations = 2
+[[Tests]]
+id = "b"
+test_name = "sleep2"
+  [[Tests.dependencies]]
+  type = "start_post_comp"
+  id = "a"
+T
+	# rules whose run edge only writes the stamp: the graph is what is tested here
+	printf 'rule grade\n  command = true\nrule report\n  command = true\n' >"$W/fake/rules/common.ninja"
+	printf 'rule run\n  command = touch $out\n  description = RUN $dir\n  pool = jobs\n' \
+		>"$W/fake/rules/standalone.ninja"
+}
+
+gen() { # gen OUT [extra args]: gen the small campaign from $W/c
+	out=$1
+	shift
+	(cd "$W/c" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$out" "$@")
+}
+
+@test "gen writes build.ninja, local.ninja, kunai.json and a script + env per run" {
+	run gen "$W/out"
+	[ "$status" -eq 0 ]
+	[ "$output" = "kunai: 3 runs of scenario 'two' in $W/out" ]
+	for f in build.ninja local.ninja kunai.json a/0/run.sh a/0/env_vars.sh a/1/run.sh b/0/run.sh; do
+		[ -f "$W/out/$f" ]
+	done
+	grep -q '^default run$' "$W/out/build.ninja"
+	grep -q '^  depth = 2$' "$W/out/build.ninja"
+	grep -q 'generator = 1' "$W/out/local.ninja"
+	# the regenerate edge lists every input TOML
+	for f in system.toml tests/sleep.toml tests/sleep2.toml scenario.toml; do
+		grep -q "regenerate.* $W/c/$f" "$W/out/local.ninja"
+	done
+}
+
+@test "iterations run in order and start_post_comp waits for every run of its target" {
+	gen "$W/out" >/dev/null
+	grep -q '^build a/1/kunai.stamp: run a/1/run.sh.* || a/0/kunai.stamp$' "$W/out/build.ninja"
+	grep -q '^build b/0/kunai.stamp: run b/0/run.sh.* || a/0/kunai.stamp a/1/kunai.stamp$' "$W/out/build.ninja"
+	run ninja -C "$W/out" -t graph run
+	[[ "$output" == *'"a/0/kunai.stamp"'* ]]
+	[ "$(ninja -C "$W/out" -t query b/0/kunai.stamp | grep -c 'kunai.stamp')" -ge 3 ]
+}
+
+@test "byte-stable: two working dirs, two build dirs, same scripts and build.ninja" {
+	gen "$W/one" >/dev/null
+	mkdir -p "$W/elsewhere/deeper"
+	cp -R "$W/c" "$W/elsewhere/deeper/c"
+	(cd "$W/elsewhere" && "$KUNAI" gen --system-config deeper/c/system.toml --tests-dir deeper/c/tests \
+		--test-scenario deeper/c/scenario.toml -o "$W/two/nested") >/dev/null
+	for f in build.ninja a/0/run.sh a/0/env_vars.sh a/1/run.sh b/0/run.sh b/0/env_vars.sh; do
+		cmp "$W/one/$f" "$W/two/nested/$f"
+	done
+	# and none of them names a path of this machine
+	! grep -rq "$W" "$W/one/build.ninja" "$W/one/a" "$W/one/b"
+}
+
+@test "byte-stable for CloudAI's nccl scenario with hooks, across build dirs" {
+	for o in x y; do
+		"$KUNAI" gen --system-config "$CONF/system/example_slurm_cluster.toml" --tests-dir "$CONF/test" \
+			--test-scenario "$CONF/test_scenario/nccl_test.toml" --hook-dir "$CONF/hook" -o "$W/$o" >/dev/null
+	done
+	diff -r -x local.ninja -x kunai.json "$W/x" "$W/y"
+}
+
+@test "a second gen rewrites nothing: every mtime is kept" {
+	gen "$W/out" >/dev/null
+	find "$W/out" -type f -exec touch -d '2001-01-01 00:00:00' {} +
+	before=$(find "$W/out" -type f -newermt '2001-01-02' | wc -l)
+	[ "$before" -eq 0 ]
+	gen "$W/out" >/dev/null
+	run find "$W/out" -type f -newermt '2001-01-02'
+	[ -z "$output" ]
+	[ -z "$(find "$W/out" -name '*.tmp')" ]
+}
+
+@test "no-op: after a successful run, regenerating unchanged inputs plans no run" {
+	gen "$W/out" >/dev/null
+	KUNAI_DATADIR="$W/fake" gen "$W/out" >/dev/null
+	ninja -C "$W/out" run >/dev/null
+	run ninja -C "$W/out" run
+	[[ "$output" == *"ninja: no work to do."* ]]
+	# touching an input regenerates build.ninja but plans no run
+	sleep 1
+	touch "$W/c/scenario.toml"
+	run ninja -C "$W/out" build.ninja
+	[[ "$output" == *"Regenerating build.ninja"* ]]
+	run ninja -C "$W/out" -n run
+	[[ "$output" == *"ninja: no work to do."* ]]
+	ninja -C "$W/out" run >/dev/null
+	run ninja -C "$W/out" run
+	[[ "$output" == *"ninja: no work to do."* ]]
+}
+
+@test "editing one test's cmd_args re-plans only that test's runs" {
+	KUNAI_DATADIR="$W/fake" gen "$W/out" >/dev/null
+	ninja -C "$W/out" run >/dev/null
+	sleep 1
+	sed -i 's/seconds = 1/seconds = 2/' "$W/c/tests/sleep2.toml"
+	ninja -C "$W/out" build.ninja >/dev/null
+	run ninja -C "$W/out" -n run
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"RUN b/0"* ]]
+	[[ "$output" != *"RUN a/"* ]]
+	grep -q 'sleep 2' "$W/out/b/0/run.sh"
+}
+
+@test "a new test file in --tests-dir regenerates" {
+	KUNAI_DATADIR="$W/fake" gen "$W/out" >/dev/null
+	ninja -C "$W/out" run >/dev/null
+	sleep 1
+	cat >"$W/c/tests/sleep3.toml" <<'T'
+name = "sleep3"
+description = "another"
+test_template_name = "Sleep"
+T
+	printf '[[Tests]]\nid = "c"\ntest_name = "sleep3"\n' >>"$W/c/scenario.toml"
+	run ninja -C "$W/out" run
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"RUN c/0"* ]]
+	[[ "$output" != *"RUN a/"* ]]
+}
+
+@test "sweeps: lists in cmd_args, env and num_nodes make numbered steps" {
+	cat >"$W/c/scenario.toml" <<'T'
+name = "sweep"
+[[Tests]]
+id = "s"
+test_name = "sleep"
+iterations = 2
+num_nodes = [1, 2]
+  [Tests.cmd_args]
+  seconds = [1, 2, 3]
+  [Tests.extra_env_vars]
+  MODE = ["x", "y"]
+T
+	gen "$W/out" >/dev/null
+	# 3 x 2 x 2 points, 2 iterations (CloudAI ignores iterations for sweeps)
+	[ "$(ls "$W/out/s/0" | wc -l)" -eq 12 ]
+	[ "$(ls "$W/out/s/1" | wc -l)" -eq 12 ]
+	grep -q 'sleep 1' "$W/out/s/0/1/run.sh"
+	grep -q 'MODE="x"' "$W/out/s/0/1/env_vars.sh"
+	grep -q 'sleep 3' "$W/out/s/1/12/run.sh"
+	grep -q 'MODE="y"' "$W/out/s/1/12/env_vars.sh"
+	# the last dimension varies fastest (itertools.product order)
+	run grep -c '"NUM_NODES":	"2"' "$W/out/kunai.json"
+	[ "$output" -eq 12 ]
+}
+
+@test "dse_excluded_args keeps a list as one value" {
+	cat >"$W/c/tests/sleep.toml" <<'T'
+name = "sleep"
+description = "sleep"
+test_template_name = "NcclTest"
+dse_excluded_args = ["cmd_args.nthreads"]
+[cmd_args]
+subtest_name = "all_reduce_perf"
+nthreads = [1, 2]
+T
+	gen "$W/out" >/dev/null
+	[ -f "$W/out/a/0/run.sh" ]
+	[ ! -d "$W/out/a/0/1" ]
+}
+
+@test "--set overrides a field and is recorded in kunai.json" {
+	gen "$W/out" --set Tests.2.cmd_args.seconds=7 >/dev/null
+	grep -q 'sleep 7' "$W/out/b/0/run.sh"
+	grep -q '"key":	"Tests.2.cmd_args.seconds"' "$W/out/kunai.json"
+	grep -q 'Tests.2.cmd_args.seconds=7' "$W/out/local.ninja"
+}
+
+@test "dry-run runs ninja scripts; CloudAI's old --mode spelling works" {
+	run sh -c "cd '$W/c' && '$KUNAI' dry-run --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o '$W/out'"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ninja: no work to do."* ]]
+	run sh -c "cd '$W/c' && '$KUNAI' --mode dry-run --system_config_path system.toml --tests_dir tests --test_scenario_path scenario.toml --output_dir '$W/old'"
+	[ "$status" -eq 0 ]
+	cmp "$W/out/build.ninja" "$W/old/build.ninja"
+}
+
+@test "gen usage errors exit 2" {
+	run --separate-stderr "$KUNAI" gen --system-config x.toml
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"missing --test-scenario"* ]]
+	run --separate-stderr "$KUNAI" gen --bogus
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$KUNAI" gen --set novalue --system-config a --test-scenario b
+	[ "$status" -eq 2 ]
+}
+
+@test "every CloudAI example scenario generates" {
+	for s in "$CONF"/test_scenario/*.toml; do
+		run "$KUNAI" gen --system-config "$CONF/system/example_slurm_cluster.toml" --tests-dir "$CONF/test" \
+			--test-scenario "$s" --hook-dir "$CONF/hook" -o "$W/out/$(basename "$s" .toml)"
+		[ "$status" -eq 0 ] || { echo "$s: $output"; false; }
+	done
+}
