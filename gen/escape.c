@@ -8,8 +8,15 @@
 static bool
 sh_safe(unsigned char c, bool cont)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("_+-./=,:@%", c)) || (cont && c == '#');
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return true;
+	switch (c) {
+	case '_': case '+': case '-': case '.': case '/': case '=': case ',': case ':': case '@': case '%':
+		return true;
+	case '#':
+		return cont;
+	}
+	return false;
 }
 
 static void
@@ -49,7 +56,7 @@ void
 sh_dquote_body(struct buf *b, const char *s)
 {
 	for (; *s; s++) {
-		if (strchr("$`\"\\", *s))
+		if (*s == '$' || *s == '`' || *s == '"' || *s == '\\')
 			buf_putc(b, '\\');
 		buf_putc(b, *s);
 	}

@@ -162,8 +162,10 @@ buf_push(struct buf *b, const void *p, size_t n)
 void
 buf_putc(struct buf *b, int c)
 {
-	char ch = (char)c;
-	buf_push(b, &ch, 1);
+	if (b->len + 2 > b->cap)
+		buf_reserve(b, 1);
+	b->data[b->len++] = (char)c;
+	b->data[b->len] = '\0';
 }
 
 void
@@ -175,14 +177,20 @@ buf_puts(struct buf *b, const char *s)
 void
 buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
+	char small[256];
 	va_list ap2;
 	int n;
 
+	/* most pieces fit a small buffer: format once */
 	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
+	n = vsnprintf(small, sizeof(small), fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
 		return;
+	if ((size_t)n < sizeof(small)) {
+		buf_push(b, small, (size_t)n);
+		return;
+	}
 	buf_reserve(b, (size_t)n);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;
@@ -307,22 +315,33 @@ read_file(const char *path, struct buf *out)
 	return true;
 }
 
+/* Does path hold exactly these bytes? (open, fstat, one read: gen compares
+ * every generated file on each regeneration) */
 static bool
 same_contents(const char *path, const void *data, size_t len)
 {
 	struct stat st;
-	struct buf old = {0};
-	bool same;
-	int e = errno;
+	char small[8192], *p = small;
+	bool same = false;
+	ssize_t n;
+	int e = errno, fd;
 
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len) {
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
 		errno = e;
 		return false;
 	}
-	if (!read_file(path, &old))
-		return false;
-	same = old.len == len && (len == 0 || memcmp(old.data, data, len) == 0);
-	buf_free(&old);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
+		if (len + 1 > sizeof(small))
+			p = xmalloc(len + 1);
+		/* one byte more than expected tells a file that grew meanwhile */
+		n = read(fd, p, len + 1);
+		same = n >= 0 && (size_t)n == len && memcmp(p, data, len) == 0;
+		if (p != small)
+			free(p);
+	}
+	close(fd);
+	errno = e;
 	return same;
 }
 
