@@ -2,6 +2,7 @@
  * checkout) and local.ninja (what depends on this machine: where kunai and
  * its rules are, and the regenerate edge with the input paths). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -9,6 +10,7 @@
 #include "model.h"
 #include "ninja.h"
 #include "util.h"
+#include "workload.h"
 
 /* Targets kunai defines itself; a test id must not take their name. */
 static const char *const reserved[] = {
@@ -85,12 +87,65 @@ paths_of(struct buf *b, const struct runlist *rl, size_t from, size_t to, const 
 	}
 }
 
+/* Is some run's start the trigger of another run (start_post_init)? Such a
+ * run gets a separate start edge whose output the dependants wait for. */
+static bool
+*started_targets(const struct scenario *sc)
+{
+	bool *t = xcalloc(sc->n_cases + 1, sizeof(*t));
+	size_t i, j;
+
+	for (i = 0; i < sc->n_cases; i++)
+		for (j = 0; j < sc->cases[i].n_deps; j++)
+			if (sc->cases[i].deps[j].type == DEP_START_POST_INIT)
+				t[sc->cases[i].deps[j].target] = true;
+	return t;
+}
+
+/* The runner's options for r, as `kunai job` reads them (see job.c). */
+static void
+job_flags(struct buf *b, const struct runlist *rl, const struct run *r, const size_t *first)
+{
+	const struct scenario *sc = r->c->scenario;
+	long delay = 0;
+	size_t j;
+
+	buf_printf(b, " --workload %s", r->def->wl->name);
+	if (r->time_limit > 0)
+		buf_printf(b, " --time-limit %ld", r->time_limit);
+	for (j = 0; j < r->n_deps; j++) {
+		const struct run *t = &rl->items[first[r->deps[j].case_index]];
+		struct buf d = {0};
+
+		switch (r->deps[j].type) {
+		case DEP_START_POST_COMP:
+			if (r->deps[j].delay > delay)
+				delay = r->deps[j].delay;
+			break;
+		case DEP_START_POST_INIT:
+			buf_printf(&d, "%s:%ld", t->dir, r->deps[j].delay);
+			buf_puts(b, " --after-start ");
+			sh_quote(b, d.data);
+			break;
+		case DEP_END_POST_COMP:
+			/* stopped when every run of the other case has completed */
+			buf_puts(b, " --stop-with ");
+			sh_quote(b, sc->cases[r->deps[j].case_index].id);
+			break;
+		}
+		buf_free(&d);
+	}
+	if (delay)
+		buf_printf(b, " --delay %ld", delay);
+}
+
 static void
 run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, const struct run *r,
-         const char *script)
+         const char *script, const bool *started, const size_t *first)
 {
 	static const char *const names[] = {"start_post_comp", "start_post_init", "end_post_comp"};
 	const struct scenario *sc = c->scenario;
+	struct buf flags = {0};
 	size_t j;
 
 	for (j = 0; j < r->n_deps; j++) {
@@ -98,10 +153,19 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		buf_puts(b, sc->cases[r->deps[j].case_index].id);
 		buf_printf(b, ", delay %lds\n", r->deps[j].delay);
 	}
-	buf_puts(b, "build ");
-	path_in(b, r->dir, "kunai.stamp");
-	buf_puts(b, ": run ");
-	path_in(b, r->dir, script);
+	job_flags(&flags, rl, r, first);
+	if (started[r->tc - sc->cases]) {
+		/* submit and wait for the start; the run edge then waits for the end */
+		buf_puts(b, "build ");
+		path_in(b, r->dir, "kunai.started");
+		buf_puts(b, ": start ");
+		path_in(b, r->dir, script);
+	} else {
+		buf_puts(b, "build ");
+		path_in(b, r->dir, "kunai.stamp");
+		buf_puts(b, ": run ");
+		path_in(b, r->dir, script);
+	}
 	/* the script holds the run's environment; hooks keep theirs apart */
 	if (r->hook_env.len) {
 		buf_puts(b, " |");
@@ -110,18 +174,52 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 			ninja_escape_path(b, r->hook_env.items[j]);
 		}
 	}
-	if (r->n_after) {
-		buf_puts(b, " ||");
+	if (r->n_after || r->n_deps) {
+		bool bar = false;
 		for (j = 0; j < r->n_after; j++) {
-			buf_putc(b, ' ');
+			buf_puts(b, bar ? " " : " || ");
+			bar = true;
 			path_in(b, rl->items[r->after[j]].dir, "kunai.stamp");
+		}
+		for (j = 0; j < r->n_deps; j++) {
+			const struct run *t = &rl->items[first[r->deps[j].case_index]];
+			if (r->deps[j].type != DEP_START_POST_INIT)
+				continue;
+			buf_puts(b, bar ? " " : " || ");
+			bar = true;
+			path_in(b, t->dir, "kunai.started");
+		}
+		/* end_post_comp: the other case is built too, in parallel (a
+		 * validation orders nothing) */
+		bar = false;
+		for (j = 0; j < r->n_deps; j++) {
+			if (r->deps[j].type != DEP_END_POST_COMP)
+				continue;
+			buf_puts(b, bar ? " " : " |@ ");
+			bar = true;
+			ninja_escape_path(b, sc->cases[r->deps[j].case_index].id);
 		}
 	}
 	buf_puts(b, "\n  dir = ");
 	ninja_escape_value(b, r->dir);
-	buf_puts(b, "\nbuild ");
+	buf_puts(b, "\n  flags =");
+	ninja_escape_value(b, flags.data);
+	buf_putc(b, '\n');
+	if (started[r->tc - sc->cases]) {
+		buf_puts(b, "build ");
+		path_in(b, r->dir, "kunai.stamp");
+		buf_puts(b, ": run ");
+		path_in(b, r->dir, "kunai.started");
+		buf_puts(b, "\n  dir = ");
+		ninja_escape_value(b, r->dir);
+		buf_puts(b, "\n  flags =");
+		ninja_escape_value(b, flags.data);
+		buf_putc(b, '\n');
+	}
+	buf_puts(b, "build ");
 	path_in(b, r->dir, "report.json");
 	buf_puts(b, ": grade | always\n");
+	buf_free(&flags);
 }
 
 void
@@ -129,12 +227,17 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 {
 	const struct scenario *sc = c->scenario;
 	const char *script = ninja_script_name(c->system->scheduler);
+	bool *started = started_targets(sc);
+	size_t *first = xcalloc(sc->n_cases + 1, sizeof(*first));
 	size_t i, from;
+
+	for (i = rl->len; i-- > 0;)
+		first[rl->items[i].tc - sc->cases] = i;
 
 	buf_puts(b, "# Generated by kunai gen; edits are lost when it regenerates.\n");
 	buf_puts(b, "# One run edge per test iteration: `ninja run` runs what has no good result,\n");
 	buf_puts(b, "# `ninja report` grades and reports without running, `ninja scripts` is the dry run.\n");
-	buf_puts(b, "ninja_required_version = 1.10\n\n");
+	buf_puts(b, "ninja_required_version = 1.11\n\n");
 	buf_puts(b, "# where kunai and its rules live on this machine, and the regenerate edge\n");
 	buf_puts(b, "include local.ninja\n\n");
 	buf_printf(b, "pool jobs\n  depth = %d\n\n", c->system->max_jobs);
@@ -150,7 +253,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 
 		buf_putc(b, '\n');
 		for (i = from; i < rl->len && rl->items[i].tc == tc; i++)
-			run_edge(b, c, rl, &rl->items[i], script);
+			run_edge(b, c, rl, &rl->items[i], script, started, first);
 		buf_puts(b, "build ");
 		ninja_escape_path(b, tc->id);
 		buf_puts(b, ": phony");
@@ -173,6 +276,8 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 	}
 	buf_puts(b, "\nbuild report: phony report/summary.json\n");
 	buf_puts(b, "\ndefault run\n");
+	free(started);
+	free(first);
 }
 
 void
