@@ -27,7 +27,7 @@ struct gen_opts {
 	size_t n_sets;
 };
 
-/* Where rendered files go: nowhere (the checking pass) or under root. */
+/* Where rendered files go: under root, or nowhere when root is NULL. */
 struct sink {
 	const char *root; /* NULL: discard */
 	struct buf path;
@@ -206,10 +206,11 @@ add_dir_inputs(struct arena *a, struct campaign *c, const struct gen_opts *o)
 	}
 }
 
-/* Renders every run's script and env files into sink. The first call (with
- * a discarding sink) finds every error before anything is written, so that
- * a failed gen leaves the build dir as it was without holding all scripts
- * in memory; it also records each run's hook env files for build.ninja. */
+/* Renders every run's script and env files into out as it goes, and records
+ * each run's hook env files for build.ninja. Bad input is rejected before
+ * this point (the model validates everything the writers rely on, and
+ * hooks_ok() expands the hooks once), so a failure here is an I/O error or
+ * a kunai bug, never a half-written build dir after a config mistake. */
 static bool
 render(struct arena *a, const struct campaign *c, struct runlist *rl, struct sink *out)
 {
@@ -241,7 +242,7 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, struct sin
 		p.len = 0;
 		buf_printf(&p, "%s/env_vars.sh", r->dir);
 		emit(out, p.data, &b);
-		if (!out->root && pre.len + post.len) {
+		if (pre.len + post.len) {
 			r->hook_env.items = arena_alloc(a, (pre.len + post.len) * sizeof(*r->hook_env.items));
 			r->hook_env.len = 0;
 		}
@@ -250,14 +251,30 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, struct sin
 			script_env(hr, &b);
 			p.len = 0;
 			buf_printf(&p, "%s/env_vars.sh", hr->dir);
-			if (!out->root)
-				r->hook_env.items[r->hook_env.len++] = arena_strdup(a, p.data);
+			r->hook_env.items[r->hook_env.len++] = arena_strdup(a, p.data);
 			emit(out, p.data, &b);
 		}
 	}
 	buf_free(&b);
 	buf_free(&p);
 	return ok && out->ok;
+}
+
+/* Expands the hooks once (for the first run) so that their errors, e.g. an
+ * empty sweep in a hook test, are found before anything is written. */
+static bool
+hooks_ok(struct arena *a, const struct campaign *c, const struct runlist *rl)
+{
+	const struct scenario *sc = c->scenario;
+	struct runlist tmp = {0};
+
+	if (!rl->len)
+		return true;
+	if (sc->pre_test && !expand_hook(a, c, sc->pre_test, true, &rl->items[0], &tmp))
+		return false;
+	if (sc->post_test && !expand_hook(a, c, sc->post_test, false, &rl->items[0], &tmp))
+		return false;
+	return true;
 }
 
 static int
@@ -267,7 +284,7 @@ generate(int argc, char **argv, bool dry_run)
 	struct gen_opts o = {0};
 	struct campaign *c;
 	struct runlist rl = {0};
-	struct sink check = {NULL, {0}, true}, sink = {NULL, {0}, true};
+	struct sink sink = {NULL, {0}, true};
 	struct buf b = {0}, dd = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
 	const char *out_dir, **rargv;
@@ -292,7 +309,7 @@ generate(int argc, char **argv, bool dry_run)
 	if (!c || !ninja_check_ids(c->scenario) || !expand_campaign(&a, c, &rl))
 		goto done;
 	out_dir = o.out_dir ? o.out_dir : join(&a, c->system->output_path, c->scenario->name);
-	if (!render(&a, c, &rl, &check))
+	if (!hooks_ok(&a, c, &rl))
 		goto done;
 	add_dir_inputs(&a, c, &o);
 	/* rules chosen by --rules-dir or $KUNAI_DATADIR stay chosen when ninja regenerates */
@@ -337,7 +354,6 @@ generate(int argc, char **argv, bool dry_run)
 done:
 	buf_free(&b);
 	buf_free(&dd);
-	buf_free(&check.path);
 	buf_free(&sink.path);
 	arena_free(&a);
 	return rc;
