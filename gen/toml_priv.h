@@ -63,4 +63,7 @@ const char *toml_utf8_check(const char *s, const char *end);
 /* Returns the code point at s, which must be valid UTF-8 (0 if cut off). */
 unsigned long toml_utf8_decode(const char *s, const char *end);
 
+/* Indexes the last key of t (the table just grew by one). */
+void toml_index_add(struct arena *a, struct toml_table *t);
+
 #endif
