@@ -252,7 +252,9 @@ golden() {
 	t=$s/camp
 	export SLURM_LOCAL_PORT=6937
 	SLURM_STATE=$s
-	eval "$("$SHARED/slurm/start" "$s" | tail -n 1)"
+	run "$SHARED/slurm/start" "$s"
+	[ "$status" -eq 0 ] || { echo "slurm/start failed: $output"; false; }
+	eval "$(printf '%s\n' "$output" | tail -n 1)"
 	mkdir -p "$t/tests" "$t/hook/test"
 	printf 'name = "local"\nscheduler = "slurm"\ninstall_path = "./install"\noutput_path = "./results"\ndefault_partition = "debug"\n[[partitions]]\nname = "debug"\n[global_env_vars]\nGREETING = "it'"'"'s $HOME"\n' >"$t/system.toml"
 	printf 'name = "bash"\ndescription = "b"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo \\"main $GREETING\\"; exit 3"\n' >"$t/tests/bash.toml"
