@@ -8,6 +8,15 @@ struct buf;
 int cmd_gen(int argc, char **argv);
 int cmd_dry_run(int argc, char **argv);
 int cmd_verify_configs(int argc, char **argv);
+int cmd_job(int argc, char **argv);
+int cmd_grade(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* kunai gen with argv as gen's; on success (0) the build dir's path is
+ * appended to dir. Returns the exit status, as cmd_gen. */
+int gen_build_dir(int argc, char **argv, struct buf *dir);
 
 /* Returns the directory holding rules/ and conf/ (see main.c); may use out. */
 const char *kunai_datadir(struct buf *out);

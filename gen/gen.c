@@ -277,8 +277,9 @@ hooks_ok(struct arena *a, const struct campaign *c, const struct runlist *rl)
 	return true;
 }
 
+/* Generates the build dir; on success its path goes to dir_out (if any). */
 static int
-generate(int argc, char **argv, bool dry_run)
+generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 {
 	struct arena a = {0};
 	struct gen_opts o = {0};
@@ -333,6 +334,8 @@ generate(int argc, char **argv, bool dry_run)
 	if (!sink.ok)
 		goto done;
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
+	if (dir_out)
+		buf_puts(dir_out, out_dir);
 	rc = 0;
 	if (dry_run) {
 		pid_t pid;
@@ -362,11 +365,17 @@ done:
 int
 cmd_gen(int argc, char **argv)
 {
-	return generate(argc, argv, false);
+	return generate(argc, argv, false, NULL);
 }
 
 int
 cmd_dry_run(int argc, char **argv)
 {
-	return generate(argc, argv, true);
+	return generate(argc, argv, true, NULL);
+}
+
+int
+gen_build_dir(int argc, char **argv, struct buf *dir)
+{
+	return generate(argc, argv, false, dir);
 }

@@ -50,8 +50,50 @@ static const struct command commands[] = {
 	 "--tests_dir, --output_dir, --mode dry-run) are accepted too.\n"},
 	{"dry-run", cmd_dry_run, "dry-run [gen options]",
 	 "kunai gen, then `ninja scripts`: every job script, nothing submitted.\n"},
+	{"grade", cmd_grade, "grade DIR/report.json",
+	 "Run in the build dir (ninja does): grade one run from what its dir holds\n"
+	 "(job.json, stdout.txt) and write DIR/report.json: outcome, reason, exit\n"
+	 "code, times, and the workload's metrics (NcclTest: max_busbw, avg_busbw\n"
+	 "in GB/s; below cmd_args.min_busbw is perf-failed). Never runs anything;\n"
+	 "a failed run is not an error (exit 0). Exit 1 when DIR is not a run of\n"
+	 "kunai.json or the report cannot be written.\n"},
+	{"job", cmd_job,
+	 "job run|start --scheduler standalone|slurm|kubernetes [--workload NAME] [options] DIR",
+	 "Run one run dir of the build dir (what `ninja run` calls, from the build\n"
+	 "dir): submit DIR's script, or reattach to its job if an earlier\n"
+	 "invocation left one queued or running; wait; record DIR/job.json (state,\n"
+	 "exit code, outcome class, times, nodes) and write DIR/kunai.stamp only\n"
+	 "when the run passed. Exit status 0 iff it passed. `job start` returns\n"
+	 "once the job has started (writing DIR/kunai.started); a later `job run`\n"
+	 "waits for its end. Earlier attempts move to DIR/attempt-N/. Ctrl-C\n"
+	 "cancels the job. A job of a second ninja on the same build dir is refused.\n\n"
+	 "  --workload NAME         success check on stdout.txt (workload's patterns)\n"
+	 "  --time-limit SEC        standalone: TERM, then KILL 10 s later\n"
+	 "  --after-start DIR:SEC   submit SEC seconds after run DIR started\n"
+	 "  --stop-with ID          end the job once every run of test ID completed\n"
+	 "                          (outcome passed, reason \"stopped: ID completed\")\n"
+	 "  --delay SEC             wait SEC seconds before submitting\n"
+	 "  --retries N             infrastructure failures (node-fail, infra) retried\n"
+	 "                          N times (default 2, or $KUNAI_MAX_RETRIES)\n"
+	 "  --poll-max SEC          slurm: longest interval between the batched\n"
+	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
+	{"report", cmd_report, "report BUILD_DIR [--check]",
+	 "Write BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
+	 "kunai.json with its outcome (passed, failed, perf-failed, timeout,\n"
+	 "cancelled, node-fail, infra, skipped, running, not-run). A run that never\n"
+	 "started because an earlier iteration or a dependency did not pass is\n"
+	 "skipped. Never runs anything.\n\n"
+	 "  --check   exit status 1 when any run did not pass\n"},
+	{"run", cmd_run, "run [gen options]",
+	 "kunai gen, then `ninja -C BUILD_DIR -k 0 run` (SIGINT and SIGTERM are passed\n"
+	 "on), then `ninja report`, then a table of the outcomes. Exit status 1\n"
+	 "when any run did not pass, 128+N when stopped by signal N.\n"},
+	{"status", cmd_status, "status BUILD_DIR",
+	 "One line per run: its outcome, or for a run under way its live state\n"
+	 "(one batched squeue for all Slurm jobs; nothing is asked when no run is\n"
+	 "live), job id and elapsed time.\n"},
 	{"verify-configs", cmd_verify_configs,
 	 "verify-configs [--tests-dir DIR] [--hook-dir DIR] PATH...",
 	 "Classify every TOML file under PATH (system, test or scenario) and\n"
@@ -155,6 +197,25 @@ kunai_datadir(struct buf *out)
 	return KUNAI_DATADIR;
 }
 
+/* Job scripts find kunai's workload programs through $KUNAI_WORKLOADS
+ * (gen/wl_kunai.c) so that they embed no absolute path: every kunai process
+ * (and so every job it starts; sbatch passes the environment on) has it,
+ * pointing at the workloads/ of the tree or install this kunai belongs to,
+ * unless the user set it. */
+static void
+export_workloads(void)
+{
+	struct buf dd = {0}, path = {0};
+
+	if (!getenv("KUNAI_WORKLOADS")) {
+		buf_printf(&path, "%s/workloads", kunai_datadir(&dd));
+		if (setenv("KUNAI_WORKLOADS", path.data, 0) != 0)
+			warn("setenv KUNAI_WORKLOADS:");
+	}
+	buf_free(&dd);
+	buf_free(&path);
+}
+
 static int
 cmd_toml2json(int argc, char **argv)
 {
@@ -233,5 +294,6 @@ main(int argc, char **argv)
 		char *hargv[] = {"help", argv[1], NULL};
 		return cmd_help(2, hargv);
 	}
+	export_workloads();
 	return c->run(argc - 1, argv + 1);
 }

@@ -32,6 +32,11 @@ void script_env(const struct run *r, struct buf *out);
  * $RUN_DIR when the script runs (a relative install_path is relative to the
  * build dir). */
 void script_paths(struct buf *out, const struct run *r);
+/* Appends the lines that write the job's own start record ($RUN_DIR/kunai.start:
+ * start=EPOCH, host=, job=) and, on any exit, its exit record
+ * ($RUN_DIR/kunai.exit: the status), each atomically (tmp + mv); kunai job
+ * watches these instead of asking the scheduler. */
+void script_records(struct buf *out);
 /* Appends the test's command line: [nsys profile ...] <workload command>. */
 void script_test_command(struct buf *out, const struct run *r);
 /* Returns false after reporting each environment variable of r or of its

@@ -512,6 +512,20 @@ script_paths(struct buf *out, const struct run *r)
 	buf_putc(out, '\n');
 }
 
+void
+script_records(struct buf *out)
+{
+	/* a trapped TERM still ends the script (after its foreground child, which
+	 * got the same signal), but through the EXIT trap, so the record says
+	 * 143; bash builtins only, so recording costs no process */
+	buf_puts(out, "# kunai: the job's own start and exit records, which the runner watches\n"
+	              "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n"
+	              "trap 'echo $? >\"$RUN_DIR/kunai.exit.tmp\" && "
+	              "mv -f \"$RUN_DIR/kunai.exit.tmp\" \"$RUN_DIR/kunai.exit\"' EXIT\n"
+	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" \"${SLURM_JOB_ID:-$$}\" "
+	              ">\"$RUN_DIR/kunai.start.tmp\" && mv -f \"$RUN_DIR/kunai.start.tmp\" \"$RUN_DIR/kunai.start\"\n");
+}
+
 bool
 script_env_ok(const struct run *r, const struct hooks *h)
 {
@@ -592,6 +606,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	buf_puts(out, "RUN_DIR=${SLURM_SUBMIT_DIR:-$PWD}\n");
 	script_paths(out, r);
 	buf_puts(out, "RUN_DIR_Q=$(printf %q \"$RUN_DIR\")\n");
+	script_records(out);
 	buf_puts(out, "mkdir -p \"$RUN_DIR/metadata\"");
 	for (i = 0; i < npre + npost; i++) {
 		const struct run *hr = i < npre ? &pre->items[i] : &post->items[i - npre];

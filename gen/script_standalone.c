@@ -60,6 +60,7 @@ script_standalone(struct arena *a, const struct run *r, const struct hooks *h, s
 	              "cd -- \"$(dirname -- \"$0\")\" || exit 1\n"
 	              "RUN_DIR=$PWD\n");
 	script_paths(out, r);
+	script_records(out);
 	buf_puts(out, "exec >stdout.txt 2>stderr.txt\n\n");
 	ok &= script_env_ok(r, h);
 	script_env_exports(out, r);

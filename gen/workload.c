@@ -10,6 +10,12 @@
 #include "workload.h"
 
 extern const struct workload wl_bash_cmd;
+extern const struct workload wl_kunai_allreduce;
+extern const struct workload wl_kunai_bisection;
+extern const struct workload wl_kunai_ddp;
+extern const struct workload wl_kunai_gemm;
+extern const struct workload wl_kunai_health;
+extern const struct workload wl_kunai_train;
 extern const struct workload wl_nccl;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
@@ -18,6 +24,12 @@ extern const struct workload wl_ucc;
 
 static const struct workload *const workloads[] = {
 	&wl_bash_cmd,
+	&wl_kunai_allreduce,
+	&wl_kunai_bisection,
+	&wl_kunai_ddp,
+	&wl_kunai_gemm,
+	&wl_kunai_health,
+	&wl_kunai_train,
 	&wl_nccl,
 	&wl_osu,
 	&wl_sleep,
@@ -29,6 +41,12 @@ static const struct workload *const workloads[] = {
  * workload_names() free of allocation and global mutable state. */
 static const char *const workload_name_list[] = {
 	"BashCmd",
+	"KunaiAllReduce",
+	"KunaiBisection",
+	"KunaiDdpSmoke",
+	"KunaiGemm",
+	"KunaiHealth",
+	"KunaiTrainSmoke",
 	"NcclTest",
 	"OSUBench",
 	"Sleep",

@@ -10,8 +10,8 @@ setup_file() {
 setup() {
 	TREE=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$TREE"
-	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/conf" "$TREE/"
-	rm -f "$TREE"/gen/*.o
+	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/conf" "$SRC/workloads" "$TREE/"
+	rm -f "$TREE"/gen/*.o "$TREE"/workloads/*.o
 	cd "$TREE"
 }
 
@@ -104,6 +104,7 @@ setup() {
 	run "$BATS_TEST_TMPDIR/inst/bin/kunai" --datadir
 	[ "$output" = "$BATS_TEST_TMPDIR/inst/share/kunai" ]
 	[ -d "$output/rules" ] && [ -d "$output/conf" ]
+	[ -x "$output/workloads/gemm" ] && [ -x "$output/workloads/health" ]
 	run env KUNAI_DATADIR=/elsewhere "$BATS_TEST_TMPDIR/inst/bin/kunai" --datadir
 	[ "$output" = /elsewhere ]
 	make uninstall >/dev/null
@@ -116,6 +117,7 @@ setup() {
 	make >/dev/null
 	make clean >/dev/null
 	[ ! -e kunai ] && [ -z "$(ls gen/*.o 2>/dev/null)" ]
+	[ ! -e workloads/gemm ] && [ -z "$(ls workloads/*.o 2>/dev/null)" ]
 	[ -f Makefile ]
 	make distclean >/dev/null
 	[ ! -e Makefile ] && [ ! -e config.log ]

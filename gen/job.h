@@ -1,0 +1,202 @@
+/* job.h: `kunai job`, the runner behind `ninja run` (job.c: flags, job.json,
+ * outcomes, attempts, locks; job_standalone.c: local process groups;
+ * job_slurm.c: sbatch, the batched poller, final states; job_proc.c:
+ * processes, clocks, signals, records). */
+#ifndef KUNAI_JOB_H
+#define KUNAI_JOB_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report.h"
+#include "util.h"
+
+struct slurm_watch;
+
+enum job_sched {
+	JOB_STANDALONE,
+	JOB_SLURM,
+	JOB_KUBERNETES,
+};
+
+/* DIR/job.json as the runner writes and reads it back; absent strings are
+ * NULL. A record without an outcome is a job that has not ended (or whose
+ * end nobody has seen yet). */
+struct job_info {
+	const char *dir, *scheduler, *workload, *job_id, *state, *reason;
+	const char *submit_time, *start_time, *end_time, *nodes, *host;
+	const char *command; /* the options it ran with (DIR included), to adopt a passed run */
+	const char *outcome; /* outcome_name() of the class; NULL: not ended */
+	bool has_exit_code, has_signal;
+	int exit_code, signal;
+	int attempt;
+	/* standalone: /proc start time of job_id, so that a reused pid is not
+	 * mistaken for the job when reattaching */
+	long long pid_start;
+	/* false: `job start` saw the job end and nobody has turned the result
+	 * into a stamp yet; the next `job run` takes it as it is */
+	bool collected;
+};
+
+struct job_after {
+	const char *dir;
+	long delay;
+};
+
+/* What one `kunai job` invocation knows; passed everywhere, never global. */
+struct job {
+	/* options */
+	enum job_sched sched;
+	bool start_only; /* `job start`: return once the job has started */
+	const char *dir;
+	const char *workload;
+	long time_limit; /* seconds; 0: none */
+	struct job_after *after;
+	size_t n_after;
+	const char **stop_with;
+	size_t n_stop;
+	long delay;
+	int retries;
+	long poll_max_ms; /* cap of the scheduler poll interval */
+	const char *command; /* the options, as job.json records them */
+
+	/* state */
+	struct arena arena;
+	struct job_info info; /* what DIR/job.json says (strings in arena) */
+	bool have_info;
+	double t0;           /* wall clock when this invocation began */
+	sigset_t sigs;       /* blocked; taken with sigtimedwait */
+	int signo;           /* SIGINT/SIGTERM/SIGHUP received, else 0 */
+	bool stopping;       /* --stop-with condition met, job being ended */
+	const char *stopped_by;
+	double stop_checked; /* monotonic time of the last --stop-with check */
+	long child;          /* standalone: our child's pid, 0 when not ours */
+	struct slurm_watch *watch; /* slurm: this waiter's view of the poller */
+};
+
+/* How a wait ended. */
+enum job_wait {
+	JOB_WAIT_STARTED,     /* want_start and the job is running */
+	JOB_WAIT_ENDED,       /* final state in j->info */
+	JOB_WAIT_INTERRUPTED, /* j->signo set: the caller cancels */
+	JOB_WAIT_STOP,        /* --stop-with met: the caller ends the job and waits on */
+};
+
+/* ---- job_outcome.c --------------------------------------------------------------- */
+
+/* The outcome class of a scheduler state (Slurm's, or standalone's EXITED,
+ * SIGNALED, TIMEOUT, CANCELLED, LOST) with its exit code; *terminal false
+ * when the job has not ended (the returned class is then meaningless). */
+enum outcome job_state_outcome(const char *state, int exit_code, bool *terminal);
+/* Returns whether outcome o may be retried (infrastructure, not the test). */
+bool job_outcome_retryable(enum outcome o);
+/* Sets j->info.outcome and reason for the ended job in j->info (the
+ * workload's success check included) and returns the class. */
+enum outcome job_classify(struct job *j);
+
+/* ---- job.c ------------------------------------------------------------------- */
+
+/* Returns j->dir/name in b (reset first). */
+const char *job_path(struct job *j, struct buf *b, const char *name);
+
+/* ---- job_deps.c -------------------------------------------------------------- */
+
+/* Waits for --after-start and --delay before a new submission. Returns false
+ * when a signal came first. */
+bool job_pre_waits(struct job *j);
+/* Returns whether the run's --stop-with condition holds now (checked at most
+ * once a second); sets j->stopped_by. */
+bool job_stop_due(struct job *j);
+
+/* ---- job_proc.c ------------------------------------------------------------ */
+
+/* Whether path exists. */
+bool job_exists(const char *path);
+/* Wall clock and monotonic clock in seconds. */
+double job_now(void);
+double job_mono(void);
+/* "2024-05-01T12:00:00Z" for epoch t, allocated in a. */
+const char *job_iso(struct arena *a, double t);
+/* Parses job_iso's format back; false when s is not one. */
+bool job_iso_parse(const char *s, double *epoch);
+/* Parses Slurm's local "YYYY-MM-DDTHH:MM:SS"; false for Unknown/None. */
+bool job_slurm_time(const char *s, double *epoch);
+/* Sleeps up to ms, returning early with the signal taken from j->sigs
+ * (SIGCHLD included); INT/TERM/HUP also set j->signo. Returns 0 on timeout. */
+int job_sleep(struct job *j, long ms);
+/* Blocks the signals kunai job waits for; returns false after reporting. */
+bool job_signals_init(struct job *j);
+/* Unblocks them again in a child before exec. */
+void job_signals_child(const struct job *j);
+/* Start time of pid from /proc (clock ticks since boot), -1 when gone; *zombie
+ * says whether it has exited and waits to be reaped. */
+long long job_proc_start(long pid, bool *zombie);
+/* Runs argv (argv[0] searched in PATH) in dir (NULL: here) in its own
+ * process group, with stdin from /dev/null; captures stdout and stderr.
+ * Returns the exit status (128+signal when killed), -1 after reporting when
+ * it cannot run. */
+int job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out, struct buf *err);
+/* Reads the file at path into b (reset first), quietly; false when it
+ * cannot be read or is empty. */
+bool job_slurp(const char *path, struct buf *b);
+/* Reads a small record file (kunai.start, kunai.exit) into b; false when it
+ * does not exist (or is empty). */
+bool job_read_record(struct job *j, const char *name, struct buf *b);
+/* The value of "key=" in a kunai.start record, or NULL; points into rec. */
+const char *job_record_field(const char *rec, const char *key, size_t *len);
+/* Whether the process pid (with /proc start time st) is this driver's
+ * ninja or `kunai run`: returns the driver pid (0 when there is none). */
+long job_driver(long long *start);
+
+/* ---- json_job.c ------------------------------------------------------------ */
+
+/* Appends j as job.json text. Returns false after reporting. */
+bool json_job_write(const struct job_info *j, struct buf *out);
+/* Reads DIR/job.json (strings in a). Returns 1 when read, 0 when absent, -1
+ * when unreadable or not a record (why says so; nothing is reported). */
+int json_job_read(struct arena *a, const char *path, struct job_info *j, struct buf *why);
+
+/* ---- job_standalone.c ------------------------------------------------------ */
+
+/* Starts DIR/run.sh as its own session. Returns false (info filled with an
+ * infra outcome) when it cannot. */
+bool sa_submit(struct job *j);
+/* Waits for the start (want_start) or the end of the job in j->info, ours or
+ * a reattached one; enforces the time limit. */
+enum job_wait sa_wait(struct job *j, bool want_start);
+/* Ends the job's process group (TERM, then KILL after the grace), then
+ * waits for it; info gets state (CANCELLED for a signal). */
+void sa_cancel(struct job *j);
+
+/* ---- job_slurm.c ----------------------------------------------------------- */
+
+/* sbatch --parsable from DIR; retries transient errors. Returns false with
+ * an infra outcome in info when it fails; *retryable says whether another
+ * attempt could succeed (limits, not a bad script). */
+bool slurm_submit(struct job *j, bool *retryable);
+enum job_wait slurm_wait(struct job *j, bool want_start);
+/* scancel the job (retrying transient errors). */
+void slurm_cancel(struct job *j);
+/* Removes this waiter's registration under .kunai/waiting; frees its state. */
+void slurm_release(struct job *j);
+
+/* Parsers, exposed for tests/unit/job_test.c. */
+struct slurm_row {
+	char id[32];
+	char state[32];
+	int exit_code, signal; /* -1: unknown */
+	double submit, start, end; /* 0: unknown */
+	char nodes[256];
+};
+/* One line of `sacct -X -n -P -o JobID,State,ExitCode,Submit,Start,End,NodeList`. */
+bool slurm_parse_sacct(const char *line, struct slurm_row *r);
+/* One line of `scontrol -o show job`. */
+bool slurm_parse_scontrol(const char *line, struct slurm_row *r);
+/* Whether sbatch/squeue/sacct stderr says the controller was briefly out
+ * of reach (worth retrying the same command). */
+bool slurm_transient(const char *err);
+/* Whether sbatch stderr is a submit limit (retry later as a new attempt). */
+bool slurm_limit_error(const char *err);
+
+#endif

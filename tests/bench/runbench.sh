@@ -1,0 +1,209 @@
+#!/bin/sh
+# tests/bench/runbench.sh: what `kunai job` costs.
+# usage: runbench.sh KUNAI [N]   (N runs, default 200; SHARED=../shared, NINJA=ninja;
+#        RUNBENCH_SLURM=no skips part 2)
+#
+# 1. Overhead on standalone: N runs of Sleep 0 (N test ids) through `ninja run`
+#    with -j 1 and -j 2, against the same run.sh scripts in a shell loop,
+#    through xargs -P 2, and through ninja with a run rule that only runs the
+#    script (ninja's own share). Per run = wall difference * j / N; target
+#    <= 10 ms.
+# 2. Scheduler load (root and Slurm tools needed, else skipped): N short
+#    jobs (BashCmd true) on a local Slurm cluster without accounting, so
+#    every question goes to slurmctld. sdiag's RPC counts before and after,
+#    split into the submissions, the waiters' queries (job/partition/node/fed
+#    info, cancel) and what the job scripts do themselves (their srun
+#    steps); compared with a naive waiter that runs `squeue -j ID` once a
+#    second per job. Target: <= 2 queries per job in all.
+set -eu
+kunai=${1:?usage: runbench.sh KUNAI [N]}
+n=${2:-200}
+case $kunai in /*) ;; *) kunai=$PWD/$kunai ;; esac
+SHARED=${SHARED:-$(cd "$(dirname "$0")/../../.." && pwd)/shared}
+NINJA=${NINJA:-ninja}
+PATH=$PATH:/usr/sbin:/sbin
+w=$(mktemp -d /tmp/kunai-runbench.XXXXXX)
+chmod 755 "$w"
+slurm=
+cleanup() {
+	[ -n "$slurm" ] && "$SHARED/slurm/stop" "$slurm" >/dev/null 2>&1
+	rm -rf "$w"
+}
+trap cleanup EXIT INT TERM
+
+now() { date +%s.%N; }
+
+# campaign DIR SCHEDULER TEST-TOML: N iterations of one test
+campaign() {
+	mkdir -p "$1/tests"
+	if [ "$2" = slurm ]; then
+		printf 'name = "b"\nscheduler = "slurm"\ninstall_path = "./install"\noutput_path = "./r"\ndefault_partition = "debug"\nmax_jobs = %d\n[[partitions]]\nname = "debug"\n' \
+			"$n" >"$1/system.toml"
+	else
+		printf 'name = "b"\nscheduler = "standalone"\ninstall_path = "./install"\noutput_path = "./r"\nmax_jobs = %d\n' \
+			"$n" >"$1/system.toml"
+	fi
+	printf '%s\n' "$3" >"$1/tests/t.toml"
+	printf 'name = "bench"\n[[Tests]]\nid = "t"\ntest_name = "t"\niterations = %d\n' "$n" >"$1/scenario.toml"
+}
+
+gen() { # gen CAMPAIGN OUT [--rules-dir DIR]
+	c=$1 o=$2
+	shift 2
+	(cd "$c" && "$kunai" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$o" "$@") >/dev/null
+}
+
+# ---- 1. overhead on standalone -------------------------------------------------------
+# N independent tests of Sleep 0 (a scenario of N test ids), max_jobs 2
+mkdir -p "$w/sa/tests" "$w/bare-rules"
+printf 'name = "b"\nscheduler = "standalone"\ninstall_path = "./install"\noutput_path = "./r"\nmax_jobs = 2\n' \
+	>"$w/sa/system.toml"
+printf 'name = "t"\ndescription = "sleep 0"\ntest_template_name = "Sleep"\n[cmd_args]\nseconds = 0\n' \
+	>"$w/sa/tests/t.toml"
+{
+	echo 'name = "sa"'
+	i=0
+	while [ $i -lt "$n" ]; do
+		printf '[[Tests]]\nid = "t%d"\ntest_name = "t"\n' $i
+		i=$((i + 1))
+	done
+} >"$w/sa/scenario.toml"
+# the same graph with a run rule that only runs the script: ninja's own share
+printf 'rule grade\n  command = true\nrule report\n  command = true\n' >"$w/bare-rules/common.ninja"
+printf 'rule run\n  command = bash $dir/run.sh && touch $out\n  pool = jobs\nrule start\n  command = touch $out\n' \
+	>"$w/bare-rules/standalone.ninja"
+
+# timed NAME COMMAND...: runs it, prints "NAME SECONDS"
+timed() {
+	name=$1
+	shift
+	t0=$(now)
+	"$@" >/dev/null 2>&1 || { echo "runbench: $name failed" >&2; exit 1; }
+	t1=$(now)
+	echo "$name $t0 $t1" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }'
+}
+
+for j in 1 2; do
+	gen "$w/sa" "$w/sa/k$j"
+	gen "$w/sa" "$w/sa/b$j" --rules-dir "$w/bare-rules"
+	timed "kunai-j$j" "$NINJA" -C "$w/sa/k$j" -j $j run
+	timed "bare-ninja-j$j" "$NINJA" -C "$w/sa/b$j" -j $j run
+done >"$w/times"
+find "$w/sa/k1" -name run.sh | sort >"$w/scripts"
+timed loop sh -c 'while read -r s; do bash "$s"; done <"$1"' _ "$w/scripts" >>"$w/times"
+timed xargs-P2 xargs -P 2 -n 1 bash <"$w/scripts" >>"$w/times"
+awk -v n="$n" '{ t[$1] = $2 } END {
+	printf "standalone: %d runs of Sleep 0 (wall s): shell loop %.2f, xargs -P 2 %.2f; ", n, t["loop"], t["xargs-P2"];
+	printf "ninja+bare rule -j1 %.2f, -j2 %.2f; ninja+kunai -j1 %.2f, -j2 %.2f\n", t["bare-ninja-j1"],
+		t["bare-ninja-j2"], t["kunai-j1"], t["kunai-j2"];
+	printf "standalone: kunai per run (ms): -j1 %.2f over the shell loop, %.2f over ninja with a bare rule\n",
+		(t["kunai-j1"] - t["loop"]) * 1000 / n, (t["kunai-j1"] - t["bare-ninja-j1"]) * 1000 / n;
+	printf "standalone: kunai per run (ms): -j2 %.2f over xargs -P 2, %.2f over ninja with a bare rule (target <= 10)\n",
+		(t["kunai-j2"] - t["xargs-P2"]) * 2000 / n, (t["kunai-j2"] - t["bare-ninja-j2"]) * 2000 / n }' "$w/times"
+
+# ---- 2. scheduler load --------------------------------------------------------------------
+if [ "${RUNBENCH_SLURM:-yes}" = no ]; then
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ] || ! command -v sbatch >/dev/null || ! command -v sdiag >/dev/null; then
+	echo "slurm: skipped (needs root, sbatch and sdiag)"
+	exit 0
+fi
+slurm=/tmp/kunai-runbench-slurm-$$
+out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=${SLURM_LOCAL_PORT:-$((24000 + $$ % 1000 * 4))} \
+	"$SHARED/slurm/start" "$slurm" 2>&1) || { echo "slurm: start failed: $out"; exit 1; }
+export SLURM_CONF=${out##*SLURM_CONF=}
+
+# rpcs FILE: "TYPE COUNT" per message type from sdiag
+rpcs() {
+	sdiag | awk '/statistics by message type/ { f = 1; next } /statistics by user/ { f = 0 }
+		f && /count:/ { for (i = 1; i <= NF; i++) if ($i ~ /^count:/) { sub("count:", "", $i); print $1, $i } }' |
+		sort >"$1"
+}
+
+# report NAME BEFORE AFTER SECONDS
+report() {
+	join -a 2 -e 0 -o 0,1.2,2.2 "$2" "$3" | awk -v n="$n" -v name="$1" -v secs="$4" '
+	{ d = $3 - $2 }
+	$1 == "REQUEST_STATS_INFO" { next }  # sdiag itself
+	$1 == "REQUEST_SUBMIT_BATCH_JOB" { submit += d; next }
+	$1 ~ /^REQUEST_(JOB_INFO|JOB_INFO_SINGLE|FED_INFO|JOB_USER_INFO|PARTITION_INFO|NODE_INFO|NODE_INFO_SINGLE|KILL_JOB|CANCEL_JOB|CANCEL_JOB_STEP|JOB_STEP_INFO)$/ {
+		q += d; detail = detail sprintf(" %s=%d", $1, d); next }
+	{ other += d }
+	END {
+		printf "slurm %s: %d jobs in %.1f s: %d submits, %d waiter queries (%.2f per job;%s), %d RPCs of the job scripts (srun steps)\n",
+			name, n, secs, submit, q, q / n, detail, other }'
+}
+
+campaign "$w/sl" slurm 'name = "t"
+description = "true"
+test_template_name = "BashCmd"
+[cmd_args]
+cmd = "true"'
+# N independent tests, so that all N jobs wait at once (as in a real campaign)
+{
+	echo 'name = "bench"'
+	i=0
+	while [ $i -lt "$n" ]; do
+		printf '[[Tests]]\nid = "t%d"\ntest_name = "t"\n' $i
+		i=$((i + 1))
+	done
+} >"$w/sl/scenario.toml"
+gen "$w/sl" "$w/sl/kunai"
+
+# the naive waiter: the same build graph, a run rule that polls squeue per job
+mkdir -p "$w/naive-rules"
+cp "$(dirname "$kunai")/rules/common.ninja" "$w/naive-rules/" 2>/dev/null ||
+	printf 'rule grade\n  command = true\nrule report\n  command = true\n' >"$w/naive-rules/common.ninja"
+cat >"$w/naive-rules/slurm.ninja" <<'EOF'
+rule run
+  command = cd $dir && id=$$(sbatch --parsable cloudai_sbatch_script.sh) && while [ -n "$$(squeue -h -j $$id 2>/dev/null)" ]; do sleep 1; done && touch kunai.stamp
+  description = NAIVE $dir
+  pool = jobs
+rule start
+  command = cd $dir && sbatch --parsable cloudai_sbatch_script.sh >kunai.started
+  pool = jobs
+EOF
+gen "$w/sl" "$w/sl/naive" --rules-dir "$w/naive-rules"
+
+# shims that log each call of the waiters' query commands (to count sacct,
+# which asks slurmdbd and so is not in sdiag), then run the real one
+mkdir -p "$w/shim"
+for c in sacct scontrol squeue; do
+	real=$(command -v $c)
+	printf '#!/bin/sh
+echo "%s $*" >>"%s/calls"
+exec %s "$@"
+' "$c" "$w" "$real" >"$w/shim/$c"
+	chmod +x "$w/shim/$c"
+done
+
+# measure NAME BUILD_DIR: one `ninja run` of all N jobs, with sdiag before and after
+measure() {
+	rpcs "$w/before"
+	: >"$w/calls"
+	t0=$(now)
+	PATH="$w/shim:$PATH" "$NINJA" -C "$2" -j "$n" run >"$w/$1.log" 2>&1 || { tail "$w/$1.log"; exit 1; }
+	t1=$(now)
+	# let the last jobs' epilogs finish before counting
+	sleep 2
+	rpcs "$w/after"
+	report "$1" "$w/before" "$w/after" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')"
+	printf 'slurm %s: commands run: %d sacct, %d scontrol -o show job, %d squeue\n' "$1" \
+		"$(grep -c '^sacct' "$w/calls")" "$(grep -c '^scontrol -o show job' "$w/calls")" \
+		"$(grep -c '^squeue' "$w/calls")"
+}
+
+measure kunai "$w/sl/kunai"
+measure naive "$w/sl/naive"
+
+# with accounting, the waiters ask slurmdbd (sacct), not slurmctld
+if command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null; then
+	"$SHARED/slurm/stop" "$slurm" >/dev/null 2>&1
+	rm -rf "$slurm"
+	out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=${SLURM_LOCAL_PORT:-$((24000 + $$ % 1000 * 4))} \
+		"$SHARED/slurm/start" --accounting "$slurm" 2>&1) || { echo "slurm: start --accounting failed: $out"; exit 1; }
+	export SLURM_CONF=${out##*SLURM_CONF=}
+	gen "$w/sl" "$w/sl/kunai-acct"
+	measure kunai-with-accounting "$w/sl/kunai-acct"
+fi

@@ -1,0 +1,368 @@
+#!/usr/bin/env bats
+# kunai job on a real single-node Slurm ($SHARED/slurm), end to end with the
+# real ninja, once on a cluster without accounting (final states from
+# `scontrol -o show job`) and once with slurmdbd (sacct): outcomes and the
+# success check, the dependency kinds, a rerun of only the failed runs,
+# scancel from outside, Ctrl-C, reattaching after a killed ninja, a node
+# failure retried. The one slow case, a time limit (Slurm kills 60-90 s after
+# the start), runs in the background from setup_file and is checked last.
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (the test cluster runs its daemons as root)"
+	local b
+	for b in sbatch squeue scancel scontrol sacct; do
+		command -v "$b" >/dev/null || skip "no $b (apt-get install slurm-wlm)"
+	done
+	PATH=$PATH:/usr/sbin:/sbin
+	command -v slurmctld >/dev/null && command -v munged >/dev/null || skip "no slurmctld/munged"
+	# ports of our own, apart from other suites' clusters
+	local port=$((20000 + ($$ % 1000) * 8)) out
+	export SLURM_PLAIN=/tmp/kunai-slurm-$$ SLURM_ACCT=/tmp/kunai-slurm-acct-$$
+	out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$port "$SHARED/slurm/start" "$SLURM_PLAIN" 2>&1) ||
+		{ echo "slurm/start: $out" >&3; return 1; }
+	export CONF_PLAIN=${out##*SLURM_CONF=}
+	export CONF_ACCT=
+	if command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null; then
+		out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$((port + 4)) "$SHARED/slurm/start" --accounting \
+			"$SLURM_ACCT" 2>&1) || { echo "slurm/start --accounting: $out" >&3; return 1; }
+		CONF_ACCT=${out##*SLURM_CONF=}
+	fi
+	# the slow case: a job of 300 s under a 1-minute limit, in the background
+	export SLOW=$BATS_FILE_TMPDIR/slow
+	campaign "$SLOW/c"
+	scenario "$SLOW/c" '
+name = "slow"
+[[Tests]]
+id = "t"
+test_name = "long"
+time_limit = "1"'
+	gen "$SLOW/c" "$SLOW/out"
+	(
+		export SLURM_CONF=$CONF_PLAIN
+		cd "$SLOW" && exec "${NINJA:-ninja}" -C out run >ninja.log 2>&1 </dev/null
+	) 3>&- &
+	echo $! >"$SLOW/ninja.pid"
+}
+
+teardown_file() {
+	local p
+	if [ -f "${SLOW:-}/ninja.pid" ]; then
+		p=$(cat "$SLOW/ninja.pid")
+		kill "$p" 2>/dev/null && sleep 1
+	fi
+	for p in "${SLURM_PLAIN:-}" "${SLURM_ACCT:-}"; do
+		[ -n "$p" ] && [ -d "$p" ] || continue
+		"$SHARED/slurm/stop" "$p" >/dev/null 2>&1
+		rm -rf "$p"
+	done
+}
+
+# campaign DIR: system.toml and test definitions in DIR
+campaign() {
+	local c=$1
+	mkdir -p "$c/tests"
+	cat >"$c/system.toml" <<-'T'
+	name = "testcluster"
+	scheduler = "slurm"
+	install_path = "./install"
+	output_path = "./results"
+	default_partition = "debug"
+	max_jobs = 16
+	extra_sbatch_args = ["--no-requeue"]
+	[[partitions]]
+	name = "debug"
+	T
+	printf 'name = "ok"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo ok; sleep 3"\n' \
+		>"$c/tests/ok.toml"
+	printf 'name = "quick"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo quick"\n' \
+		>"$c/tests/quick.toml"
+	printf 'name = "long"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "sleep 300"\n' \
+		>"$c/tests/long.toml"
+	printf 'name = "fail"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "test -e ../../fixed || exit 3"\n' \
+		>"$c/tests/fail.toml"
+	printf 'name = "count"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo run >>../../count; sleep 4"\n' \
+		>"$c/tests/count.toml"
+	printf 'name = "nccl"\ndescription = "d"\ntest_template_name = "NcclTest"\n[cmd_args]\ndocker_image_url = "unused"\nsubtest_name = "all_reduce_perf_mpi"\n' \
+		>"$c/tests/nccl.toml"
+}
+
+scenario() {
+	printf '%s\n' "$2" >"$1/scenario.toml"
+}
+
+gen() {
+	(cd "$1" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$2") >/dev/null
+}
+
+# use MODE: the cluster of MODE (plain or acct) for this test, a fresh campaign in $C, build dir $B
+use() {
+	W=$BATS_TEST_TMPDIR
+	C=$W/c
+	B=$W/out
+	if [ "$1" = acct ]; then
+		[ -n "$CONF_ACCT" ] || skip "no slurmdbd/mariadb (apt-get install slurmdbd mariadb-server)"
+		export SLURM_CONF=$CONF_ACCT
+	else
+		export SLURM_CONF=$CONF_PLAIN
+	fi
+	campaign "$C"
+}
+
+jf() {
+	sed -n -e "s/^	\"$2\":	\"\(.*\)\",\{0,1\}\$/\1/p" \
+		-e "s/^	\"$2\":	\([^\",]*\),\{0,1\}\$/\1/p" "$1"
+}
+
+started_at() {
+	sed -n 's/^start=//p' "$B/$1/kunai.start"
+}
+
+wait_for() {
+	local i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		[ $i -le $((${2:-20} * 20)) ] || { echo "no $1"; return 1; }
+		sleep 0.05
+	done
+}
+
+ninja_bg() {
+	"$NINJA" -C "$B" -j 16 -k 0 run >"$W/ninja.log" 2>&1 3>&- &
+	NPID=$!
+}
+
+# the jobs of this test still queued, running or completing (give slurmctld a moment)
+live_jobs() {
+	local ids i
+	ids=$(cat "$B"/*/0/job.json | sed -n 's/^	"job_id":	"\([0-9]*\)",$/\1/p' | paste -sd, -)
+	for i in $(seq 40); do
+		[ -z "$(squeue -h -j "$ids" 2>/dev/null)" ] && return 0
+		sleep 0.25
+	done
+	squeue -j "$ids"
+}
+
+outcomes() {
+	use "$1"
+	# no pyxis here: an srun that runs its command in place, so NcclTest's
+	# fake binary can exit 0 without the success markers
+	mkdir -p "$W/bin"
+	printf '#!/bin/sh\nwhile [ $# -gt 0 ] && [ "$1" != bash ]; do shift; done\nexec "$@"\n' >"$W/bin/srun"
+	printf '#!/bin/sh\necho "# fake"\n[ -e %s/nccl-ok ] && echo "# Out of bounds values : 0 OK" && echo "# Avg bus bandwidth : 1"\nexit 0\n' \
+		"$W" >"$W/bin/all_reduce_perf_mpi"
+	chmod +x "$W/bin/srun" "$W/bin/all_reduce_perf_mpi"
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "a"
+test_name = "ok"
+[[Tests]]
+id = "n"
+test_name = "nccl"
+[[Tests]]
+id = "f"
+test_name = "fail"
+[[Tests]]
+id = "i"
+test_name = "quick"
+  [[Tests.dependencies]]
+  type = "start_post_init"
+  id = "a"
+  delay = 1
+[[Tests]]
+id = "p"
+test_name = "quick"
+  [[Tests.dependencies]]
+  type = "start_post_comp"
+  id = "a"
+  delay = 1
+[[Tests]]
+id = "s"
+test_name = "long"
+  [[Tests.dependencies]]
+  type = "end_post_comp"
+  id = "a"'
+	gen "$C" "$B"
+	PATH="$W/bin:$PATH" run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"kunai: n/0: failed (workload check: '# Out of bounds values' not in stdout.txt)"* ]]
+	[[ "$output" == *"kunai: f/0: failed (FAILED: exit code 3)"* ]]
+	[ "$(jf "$B/a/0/job.json" state)" = COMPLETED ]
+	[ "$(jf "$B/a/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/a/0/job.json" scheduler)" = slurm ]
+	[ -n "$(jf "$B/a/0/job.json" nodes)" ]
+	[[ "$(jf "$B/a/0/job.json" start_time)" == 20*Z ]]
+	[ -f "$B/a/0/kunai.stamp" ]
+	[ "$(jf "$B/n/0/job.json" state)" = COMPLETED ]
+	[ "$(jf "$B/n/0/job.json" outcome)" = failed ]
+	[ "$(jf "$B/f/0/job.json" state)" = FAILED ]
+	[ "$(jf "$B/f/0/job.json" exit_code)" = 3 ]
+	[ ! -e "$B/n/0/kunai.stamp" ] && [ ! -e "$B/f/0/kunai.stamp" ]
+	end=$(stat -c %Y "$B/a/0/kunai.exit")
+	[ $(($(started_at i/0) - $(started_at a/0))) -ge 1 ]
+	[ "$(started_at i/0)" -le "$end" ]
+	[ $(($(started_at p/0) - end)) -ge 1 ]
+	[ "$(jf "$B/s/0/job.json" state)" = CANCELLED ]
+	[ "$(jf "$B/s/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/s/0/job.json" reason)" = "stopped: a completed" ]
+	# the poller found out which way to ask: sacct, or scontrol without accounting
+	[ "$(cat "$B/.kunai/accounting")" = "$([ "$1" = acct ] && echo yes || echo no)" ]
+	live_jobs
+	# only the two failed runs again; their first attempt kept
+	touch "$W/nccl-ok" "$B/fixed"
+	PATH="$W/bin:$PATH" run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(printf '%s\n' "$output" | grep -c '] RUN ')" -eq 2 ]
+	[[ "$output" == *"RUN n/0"* && "$output" == *"RUN f/0"* ]]
+	[ "$(jf "$B/f/0/job.json" attempt)" = 2 ]
+	[ "$(jf "$B/f/0/attempt-1/job.json" state)" = FAILED ]
+	[ -f "$B/f/0/attempt-1/stdout.txt" ]
+	run "$NINJA" -C "$B" -j 16 -k 0 run
+	[[ "$output" == *"ninja: no work to do."* ]]
+}
+
+cancelled_outside() {
+	use "$1"
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "l"
+test_name = "long"'
+	gen "$C" "$B"
+	ninja_bg
+	wait_for "$B/l/0/kunai.start"
+	scancel "$(jf "$B/l/0/job.json" job_id)"
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -ne 0 ]
+	[ "$(jf "$B/l/0/job.json" state)" = CANCELLED ]
+	[ "$(jf "$B/l/0/job.json" outcome)" = cancelled ]
+	[ ! -e "$B/l/0/kunai.stamp" ]
+}
+
+interrupted() {
+	use "$1"
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "long"
+[[Tests]]
+id = "y"
+test_name = "long"'
+	gen "$C" "$B"
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	wait_for "$B/y/0/kunai.start"
+	kill -INT "$NPID"
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -ne 0 ]
+	grep -q 'interrupted by user' "$W/ninja.log"
+	live_jobs
+	for d in x/0 y/0; do
+		[ "$(jf "$B/$d/job.json" outcome)" = cancelled ]
+	done
+	! pgrep -f "kunai job run --scheduler slurm --workload BashCmd [xy]/0"
+}
+
+reattached() {
+	use "$1"
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"
+[[Tests]]
+id = "y"
+test_name = "count"'
+	gen "$C" "$B"
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	wait_for "$B/y/0/kunai.start"
+	local p k=$NPID
+	for p in $(pgrep -P "$NPID"); do
+		k="$k $p $(pgrep -P "$p" -x kunai)"
+	done
+	kill -9 $k
+	[ -n "$(squeue -h)" ]
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"reattaching to job"* ]]
+	# one submission each: the job appended one line, and attempt 1 passed
+	[ "$(wc -l <"$B/count")" -eq 2 ]
+	for d in x/0 y/0; do
+		[ "$(jf "$B/$d/job.json" outcome)" = passed ]
+		[ "$(jf "$B/$d/job.json" attempt)" = 1 ]
+	done
+}
+
+@test "plain: pass, workload check with exit 0, exit code, dependencies with delays, rerun of the failed only" {
+	outcomes plain
+}
+
+@test "plain: scancel from outside is outcome cancelled" {
+	cancelled_outside plain
+}
+
+@test "plain: SIGINT to ninja cancels the jobs: none left in squeue" {
+	interrupted plain
+}
+
+@test "plain: SIGKILL of ninja and kunai job, the next ninja run reattaches" {
+	reattached plain
+}
+
+@test "accounting: pass, workload check with exit 0, exit code, dependencies with delays, rerun of the failed only" {
+	outcomes acct
+}
+
+@test "accounting: scancel from outside is outcome cancelled" {
+	cancelled_outside acct
+}
+
+@test "accounting: SIGINT to ninja cancels the jobs: none left in squeue" {
+	interrupted acct
+}
+
+@test "accounting: SIGKILL of ninja and kunai job, the next ninja run reattaches" {
+	reattached acct
+}
+
+@test "accounting: a node failure is retried (attempt 2), the first attempt kept as node-fail" {
+	use acct
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	gen "$C" "$B"
+	KUNAI_RETRY_DELAY=1 ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	node=$(sinfo -h -o %N | head -n 1)
+	scontrol update nodename="$node" state=down reason=kunai-test
+	# ReturnToService=2 brings the node back by itself; make sure
+	scontrol update nodename="$node" state=resume 2>/dev/null || true
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }
+	grep -q 'x/0: node-fail (NODE_FAIL); attempt 2 of 3' "$W/ninja.log"
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/x/0/job.json" attempt)" = 2 ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" state)" = NODE_FAIL ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = node-fail ]
+	[ "$(wc -l <"$B/count")" -eq 2 ]
+	[ "$(sacct -X -n -P -j "$(jf "$B/x/0/attempt-1/job.json" job_id)" -o State)" = NODE_FAIL ]
+}
+
+@test "the slow case: a job past its 1-minute limit is outcome timeout (Slurm's TIMEOUT)" {
+	local p i
+	p=$(cat "$SLOW/ninja.pid")
+	for i in $(seq 240); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.5
+	done
+	! kill -0 "$p" 2>/dev/null
+	cat "$SLOW/ninja.log"
+	[ "$(jf "$SLOW/out/t/0/job.json" state)" = TIMEOUT ]
+	[ "$(jf "$SLOW/out/t/0/job.json" outcome)" = timeout ]
+	[ ! -e "$SLOW/out/t/0/kunai.stamp" ]
+}

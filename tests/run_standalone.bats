@@ -1,0 +1,365 @@
+#!/usr/bin/env bats
+# kunai job on the standalone scheduler, end to end with the real ninja:
+# outcomes, the success check, stamps and attempts, time limits, the three
+# dependency kinds, Ctrl-C, reattaching after a killed ninja, and the lock
+# that refuses a second ninja.
+bats_require_minimum_version 1.5.0
+
+setup() {
+	W=$BATS_TEST_TMPDIR
+	C=$W/c
+	B=$W/out
+	mkdir -p "$C/tests" "$W/bin"
+	cat >"$C/system.toml" <<-'T'
+	name = "local"
+	scheduler = "standalone"
+	install_path = "./install"
+	output_path = "./results"
+	max_jobs = 8
+	T
+	# Sleep 4711: a number no other process here sleeps, to find leftovers
+	printf 'name = "ok"\ndescription = "d"\ntest_template_name = "Sleep"\n[cmd_args]\nseconds = 0\n' \
+		>"$C/tests/ok.toml"
+	printf 'name = "long"\ndescription = "d"\ntest_template_name = "Sleep"\n[cmd_args]\nseconds = 4711\n' \
+		>"$C/tests/long.toml"
+	# fails with 3 until the build dir holds a file named fixed
+	printf 'name = "fail"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "test -e ../../fixed || exit 3"\n' \
+		>"$C/tests/fail.toml"
+	printf 'name = "count"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo run >>../../count; sleep 3"\n' \
+		>"$C/tests/count.toml"
+	printf 'name = "nccl"\ndescription = "d"\ntest_template_name = "NcclTest"\n[cmd_args]\ndocker_image_url = "unused"\nsubtest_name = "all_reduce_perf_mpi"\n' \
+		>"$C/tests/nccl.toml"
+	# a fake nccl-tests binary: exit 0 always; the success markers only
+	# once $W/nccl-ok exists
+	cat >"$W/bin/all_reduce_perf_mpi" <<-EOF
+	#!/bin/sh
+	echo "# nccl-tests (fake)"
+	if [ -e "$W/nccl-ok" ]; then
+		echo "# Out of bounds values : 0 OK"
+		echo "# Avg bus bandwidth    : 1.5"
+	fi
+	exit 0
+	EOF
+	chmod +x "$W/bin/all_reduce_perf_mpi"
+	export PATH="$W/bin:$PATH"
+}
+
+teardown() {
+	# nothing may outlive a test: kill what is left by pid (and say so)
+	local p
+	for p in $(pgrep -f 'sleep 4711'); do
+		kill -9 "$p" 2>/dev/null
+	done
+}
+
+# gen SCENARIO-TEXT: the campaign with this scenario, into $B
+gen() {
+	printf '%s\n' "$1" >"$C/scenario.toml"
+	(cd "$C" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$B") >/dev/null
+}
+
+# jf FILE KEY: the value of KEY in job.json (cJSON's layout: one key a line)
+jf() {
+	sed -n -e "s/^	\"$2\":	\"\(.*\)\",\{0,1\}\$/\1/p" \
+		-e "s/^	\"$2\":	\([^\",]*\),\{0,1\}\$/\1/p" "$1"
+}
+
+# epoch of a run's own start record
+started_at() {
+	sed -n 's/^start=//p' "$B/$1/kunai.start"
+}
+
+# ninja_bg: ninja run in the background, its pid in NPID
+ninja_bg() {
+	"$NINJA" -C "$B" -k 0 run >"$W/ninja.log" 2>&1 3>&- &
+	NPID=$!
+}
+
+# wait_for FILE [SECONDS]
+wait_for() {
+	local i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		[ $i -le $((${2:-10} * 20)) ] || { echo "no $1"; return 1; }
+		sleep 0.05
+	done
+}
+
+# the ninja of NPID and its kunai job processes (not the jobs: own sessions)
+drivers() {
+	local p
+	echo "$NPID"
+	for p in $(pgrep -P "$NPID"); do
+		echo "$p"
+		pgrep -P "$p" -x kunai
+	done
+}
+
+@test "pass, workload check failing with exit 0, non-zero exit: outcomes, job.json, stamps, exit status" {
+	gen '
+name = "o"
+[[Tests]]
+id = "a"
+test_name = "ok"
+[[Tests]]
+id = "n"
+test_name = "nccl"
+[[Tests]]
+id = "f"
+test_name = "fail"'
+	run "$NINJA" -C "$B" -k 0 run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"kunai: n/0: failed (workload check: '# Out of bounds values' not in stdout.txt)"* ]]
+	[[ "$output" == *"kunai: f/0: failed (EXITED: exit code 3)"* ]]
+	[ "$(jf "$B/a/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/a/0/job.json" state)" = EXITED ]
+	[ "$(jf "$B/a/0/job.json" exit_code)" = 0 ]
+	[ "$(jf "$B/a/0/job.json" scheduler)" = standalone ]
+	[ "$(jf "$B/a/0/job.json" dir)" = a/0 ]
+	[ "$(jf "$B/a/0/job.json" attempt)" = 1 ]
+	[[ "$(jf "$B/a/0/job.json" end_time)" == 20*Z ]]
+	[ -f "$B/a/0/kunai.stamp" ]
+	# exit 0, and still failed: the workload's check decides
+	[ "$(jf "$B/n/0/job.json" exit_code)" = 0 ]
+	[ "$(jf "$B/n/0/job.json" outcome)" = failed ]
+	[ ! -e "$B/n/0/kunai.stamp" ]
+	[ "$(jf "$B/f/0/job.json" exit_code)" = 3 ]
+	[ "$(jf "$B/f/0/job.json" outcome)" = failed ]
+	[ ! -e "$B/f/0/kunai.stamp" ]
+	# kunai job itself: 0 iff passed
+	(cd "$B" && "$KUNAI" job run --scheduler standalone --workload Sleep a/0)
+	run -1 bash -c 'cd "$1" && "$KUNAI" job run --scheduler standalone --workload BashCmd f/0' _ "$B"
+}
+
+@test "a rerun re-runs exactly the failed runs, keeping their attempts; then no work to do" {
+	gen '
+name = "o"
+[[Tests]]
+id = "a"
+test_name = "ok"
+[[Tests]]
+id = "n"
+test_name = "nccl"
+[[Tests]]
+id = "f"
+test_name = "fail"
+[[Tests]]
+id = "g"
+test_name = "ok"
+iterations = 2'
+	run "$NINJA" -C "$B" -k 0 run
+	[ "$status" -ne 0 ]
+	touch "$W/nccl-ok" "$B/fixed"
+	run "$NINJA" -C "$B" -k 0 run
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c '] RUN ')" -eq 2 ]
+	[[ "$output" == *"RUN n/0"* && "$output" == *"RUN f/0"* ]]
+	for d in n/0 f/0; do
+		[ "$(jf "$B/$d/job.json" outcome)" = passed ]
+		[ "$(jf "$B/$d/job.json" attempt)" = 2 ]
+		[ "$(jf "$B/$d/attempt-1/job.json" outcome)" = failed ]
+		[ -f "$B/$d/attempt-1/stdout.txt" ] && [ -f "$B/$d/attempt-1/kunai.exit" ]
+		[ -f "$B/$d/kunai.stamp" ]
+	done
+	grep -q 'Avg bus bandwidth' "$B/n/0/stdout.txt"
+	! grep -q 'Avg bus bandwidth' "$B/n/0/attempt-1/stdout.txt"
+	[ ! -e "$B/a/0/attempt-1" ]
+	run "$NINJA" -C "$B" -k 0 run
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ninja: no work to do."* ]]
+	# a removed stamp: run again, the earlier attempts are kept, never overwritten
+	rm "$B/n/0/kunai.stamp"
+	"$NINJA" -C "$B" run >/dev/null
+	[ "$(jf "$B/n/0/job.json" attempt)" = 3 ]
+	[ "$(jf "$B/n/0/attempt-2/job.json" outcome)" = passed ]
+	[ "$(jf "$B/n/0/attempt-1/job.json" outcome)" = failed ]
+}
+
+@test "time limit: TERM to the whole process group, outcome timeout, within seconds" {
+	gen '
+name = "o"
+[[Tests]]
+id = "l"
+test_name = "long"
+time_limit = "2s"'
+	SECONDS=0
+	run "$NINJA" -C "$B" run
+	[ "$status" -ne 0 ]
+	[ "$SECONDS" -lt 8 ]
+	[ "$(jf "$B/l/0/job.json" state)" = TIMEOUT ]
+	[ "$(jf "$B/l/0/job.json" outcome)" = timeout ]
+	[ "$(jf "$B/l/0/job.json" reason)" = "time limit of 2 s" ]
+	[ ! -e "$B/l/0/kunai.stamp" ]
+	[ "$(cat "$B/l/0/kunai.exit")" = 143 ]
+	! pgrep -f 'sleep 4711'
+}
+
+@test "start_post_init and start_post_comp with delays, end_post_comp stops the other run" {
+	gen '
+name = "o"
+[[Tests]]
+id = "a"
+test_name = "count"
+[[Tests]]
+id = "i"
+test_name = "ok"
+  [[Tests.dependencies]]
+  type = "start_post_init"
+  id = "a"
+  delay = 1
+[[Tests]]
+id = "p"
+test_name = "ok"
+  [[Tests.dependencies]]
+  type = "start_post_comp"
+  id = "a"
+  delay = 1
+[[Tests]]
+id = "s"
+test_name = "long"
+  [[Tests.dependencies]]
+  type = "end_post_comp"
+  id = "a"'
+	SECONDS=0
+	run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$SECONDS" -lt 15 ]
+	# i started at least 1 s after a started, while a ran (3 s)
+	end=$(stat -c %Y "$B/a/0/kunai.exit")
+	[ $(($(started_at i/0) - $(started_at a/0))) -ge 1 ]
+	[ "$(started_at i/0)" -le "$end" ]
+	# p started at least 1 s after a ended
+	[ $(($(started_at p/0) - end)) -ge 1 ]
+	# s was stopped once a completed: passed, with the reason
+	[ "$(jf "$B/s/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/s/0/job.json" reason)" = "stopped: a completed" ]
+	[ -f "$B/s/0/kunai.stamp" ]
+	! pgrep -f 'sleep 4711'
+	run "$NINJA" -C "$B" run
+	[[ "$output" == *"ninja: no work to do."* ]]
+}
+
+@test "SIGINT to ninja cancels every job: no process left, outcome cancelled" {
+	gen '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "long"
+[[Tests]]
+id = "y"
+test_name = "long"'
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	wait_for "$B/y/0/kunai.start"
+	kill -INT "$NPID"
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -ne 0 ]
+	grep -q 'interrupted by user' "$W/ninja.log"
+	! pgrep -f 'sleep 4711'
+	for d in x/0 y/0; do
+		[ "$(jf "$B/$d/job.json" outcome)" = cancelled ]
+		[ "$(jf "$B/$d/job.json" state)" = CANCELLED ]
+		[ ! -e "$B/$d/kunai.stamp" ]
+	done
+}
+
+@test "SIGKILL of ninja and kunai job: the next ninja run reattaches, nothing runs twice" {
+	gen '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"
+[[Tests]]
+id = "y"
+test_name = "count"'
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	wait_for "$B/y/0/kunai.start"
+	kill -9 $(drivers)
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"x/0: reattaching to job"* ]]
+	[ "$(wc -l <"$B/count")" -eq 2 ]
+	for d in x/0 y/0; do
+		[ "$(jf "$B/$d/job.json" outcome)" = passed ]
+		[ "$(jf "$B/$d/job.json" attempt)" = 1 ]
+	done
+}
+
+@test "SIGKILL of ninja alone: its kunai jobs finish the runs, the next ninja does not run them again" {
+	gen '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	kill -9 "$NPID"
+	wait_for "$B/x/0/kunai.stamp" 15
+	sleep 0.2
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"x/0: passed already (job "* ]]
+	[ "$(wc -l <"$B/count")" -eq 1 ]
+	[ "$(jf "$B/x/0/job.json" attempt)" = 1 ]
+	run "$NINJA" -C "$B" run
+	[[ "$output" == *"ninja: no work to do."* ]]
+}
+
+@test "a second ninja on the same build dir is refused; a dead one's lock is taken over" {
+	gen '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	run "$NINJA" -C "$B" run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"kunai: another ninja (pid $NPID) is running in $B; refusing to run x/0"* ]]
+	wait "$NPID"
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	[ "$(wc -l <"$B/count")" -eq 1 ]
+	rm "$B/x/0/kunai.stamp"
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ]
+}
+
+@test "kunai job: usage errors, unknown workload, the kubernetes backend" {
+	gen '
+name = "o"
+[[Tests]]
+id = "a"
+test_name = "ok"'
+	cd "$B"
+	run -2 "$KUNAI" job
+	run -2 "$KUNAI" job run a/0
+	[[ "$output" == *"--scheduler is required"* ]]
+	run -2 "$KUNAI" job walk --scheduler standalone a/0
+	run -2 "$KUNAI" job run --scheduler pbs a/0
+	run -2 "$KUNAI" job run --scheduler standalone --workload Nope a/0
+	run -2 "$KUNAI" job run --scheduler standalone --after-start nodelay a/0
+	run -2 "$KUNAI" job run --scheduler standalone --time-limit -3 a/0
+	run -1 "$KUNAI" job run --scheduler standalone no/such/dir
+	run -1 "$KUNAI" job run --scheduler kubernetes a/0
+	[ "$output" = "kunai: the kubernetes backend is not implemented yet" ]
+	run "$KUNAI" help job
+	[[ "$output" == *"--stop-with ID"* ]]
+}
+
+@test "SIGINT while waiting for --delay: nothing is submitted" {
+	gen '
+name = "o"
+[[Tests]]
+id = "a"
+test_name = "ok"'
+	cd "$B"
+	"$KUNAI" job run --scheduler standalone --workload Sleep --delay 30 a/0 2>"$W/err" &
+	pid=$!
+	sleep 0.3
+	kill -INT "$pid"
+	status=0; wait "$pid" || status=$?
+	[ "$status" -eq 130 ]
+	grep -q 'interrupted before submitting' "$W/err"
+	[ ! -e a/0/job.json ] && [ ! -e a/0/kunai.start ]
+}

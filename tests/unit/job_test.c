@@ -1,0 +1,226 @@
+/* job_test.c: the runner's tables and parsers: every scheduler state's
+ * outcome class, sacct/scontrol lines, error classes, job.json round trip. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "report.h"
+#include "tap.h"
+#include "util.h"
+
+static void
+test_states(void)
+{
+	static const struct {
+		const char *state;
+		int exit_code;
+		bool terminal;
+		enum outcome o;
+	} cases[] = {
+		{"COMPLETED", 0, true, OUTCOME_PASSED},
+		{"COMPLETED", 2, true, OUTCOME_FAILED},
+		{"FAILED", 3, true, OUTCOME_FAILED},
+		{"SPECIAL_EXIT", 1, true, OUTCOME_FAILED},
+		{"TIMEOUT", 0, true, OUTCOME_TIMEOUT},
+		{"DEADLINE", 0, true, OUTCOME_TIMEOUT},
+		{"CANCELLED", 0, true, OUTCOME_CANCELLED},
+		{"NODE_FAIL", 0, true, OUTCOME_NODE_FAIL},
+		{"BOOT_FAIL", 0, true, OUTCOME_INFRA},
+		{"OUT_OF_MEMORY", 0, true, OUTCOME_INFRA},
+		{"PREEMPTED", 0, true, OUTCOME_INFRA},
+		{"REVOKED", 0, true, OUTCOME_INFRA},
+		{"RECONFIG_FAIL", 0, true, OUTCOME_INFRA},
+		{"LAUNCH_FAILED", 0, true, OUTCOME_INFRA},
+		{"EXITED", 0, true, OUTCOME_PASSED},
+		{"EXITED", 1, true, OUTCOME_FAILED},
+		{"SIGNALED", 0, true, OUTCOME_FAILED},
+		{"LOST", 0, true, OUTCOME_INFRA},
+		{"SUBMIT_FAILED", 0, true, OUTCOME_INFRA},
+		{"SOMETHING_NEW", 0, true, OUTCOME_INFRA},
+	};
+	static const char *const going[] = {
+		"PENDING", "RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "REQUEUED", "REQUEUE_FED",
+		"REQUEUE_HOLD", "RESIZING", "RESV_DEL_HOLD", "SIGNALING", "STAGE_OUT", "STOPPED",
+		"POWER_UP_NODE", "UPDATE_DB", "SUBMITTED",
+	};
+	size_t i;
+	bool t;
+
+	for (i = 0; i < LEN(cases); i++) {
+		enum outcome o = job_state_outcome(cases[i].state, cases[i].exit_code, &t);
+		ok(o == cases[i].o && t == cases[i].terminal, "%s exit %d -> %s", cases[i].state, cases[i].exit_code,
+		   outcome_name(cases[i].o));
+	}
+	for (i = 0; i < LEN(going); i++) {
+		job_state_outcome(going[i], 0, &t);
+		ok(!t, "%s is not terminal", going[i]);
+	}
+	ok(job_outcome_retryable(OUTCOME_NODE_FAIL) && job_outcome_retryable(OUTCOME_INFRA),
+	   "node-fail and infra are retried");
+	ok(!job_outcome_retryable(OUTCOME_FAILED) && !job_outcome_retryable(OUTCOME_TIMEOUT) &&
+	       !job_outcome_retryable(OUTCOME_CANCELLED) && !job_outcome_retryable(OUTCOME_PASSED),
+	   "test failures, timeouts and cancellations are not");
+}
+
+static void
+test_sacct(void)
+{
+	struct slurm_row r;
+	double t;
+
+	ok(slurm_parse_sacct("12|FAILED|3:0|2026-11-22T02:21:10|2026-11-22T02:21:11|2026-11-22T02:21:12|vm", &r) &&
+	       strcmp(r.id, "12") == 0 && strcmp(r.state, "FAILED") == 0 && r.exit_code == 3 && r.signal == 0 &&
+	       strcmp(r.nodes, "vm") == 0,
+	   "sacct: failed job");
+	job_slurm_time("2026-11-22T02:21:11", &t);
+	ok(r.start == t && r.end == t + 1 && r.submit == t - 1, "sacct: times");
+	ok(slurm_parse_sacct("7|CANCELLED by 0|0:15|2026-11-22T02:21:10|Unknown|2026-11-22T02:21:12|None assigned\n",
+	                     &r) &&
+	       strcmp(r.state, "CANCELLED") == 0 && r.signal == 15 && r.start == 0 && r.nodes[0] == '\0',
+	   "sacct: 'CANCELLED by 0', Unknown start, no nodes");
+	ok(slurm_parse_sacct("8|PENDING||2026-11-22T02:21:10|Unknown|Unknown|None assigned", &r) &&
+	       r.exit_code == -1 && r.end == 0,
+	   "sacct: pending job without exit code");
+	ok(!slurm_parse_sacct("garbage", &r) && !slurm_parse_sacct("", &r) && !slurm_parse_sacct("|||||", &r),
+	   "sacct: rejects lines that are not rows");
+	ok(slurm_parse_sacct("9|-", &r) == false, "a poll.state 'unknown job' line is not a row");
+}
+
+static void
+test_scontrol(void)
+{
+	const char *line =
+		"JobId=1 JobName=j.sh UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=4294901759 Nice=0 "
+		"Account=(null) QOS=(null) JobState=FAILED Reason=NonZeroExitCode Dependency=(null) Requeue=1 "
+		"Restarts=0 BatchFlag=1 Reboot=0 ExitCode=3:0 RunTime=00:00:00 TimeLimit=UNLIMITED TimeMin=N/A "
+		"SubmitTime=2026-11-22T02:21:10 EligibleTime=2026-11-22T02:21:10 AccrueTime=2026-11-22T02:21:10 "
+		"StartTime=2026-11-22T02:21:11 EndTime=2026-11-22T02:21:11 Deadline=N/A ReqNodeList=(null) "
+		"ExcNodeList=(null) NodeList=vm BatchHost=vm NumNodes=1\n";
+	struct slurm_row r;
+
+	ok(slurm_parse_scontrol(line, &r) && strcmp(r.id, "1") == 0 && strcmp(r.state, "FAILED") == 0 &&
+	       r.exit_code == 3 && r.signal == 0 && r.start > 0 && r.end == r.start && r.submit == r.start - 1 &&
+	       strcmp(r.nodes, "vm") == 0,
+	   "scontrol: failed job (ReqNodeList does not shadow NodeList)");
+	ok(slurm_parse_scontrol("JobId=5 JobName=x JobState=PENDING Reason=None ExitCode=0:0 "
+	                        "SubmitTime=2026-11-22T02:21:10 StartTime=Unknown EndTime=Unknown NodeList=(null)",
+	                        &r) &&
+	       strcmp(r.state, "PENDING") == 0 && r.start == 0 && r.end == 0 && r.nodes[0] == '\0',
+	   "scontrol: pending job, Unknown times, (null) nodes");
+	ok(!slurm_parse_scontrol("No jobs in the system", &r), "scontrol: 'No jobs in the system' is no row");
+	ok(!slurm_parse_scontrol("JobName=x JobState=RUNNING", &r), "scontrol: a line must start with JobId=");
+}
+
+static void
+test_errors(void)
+{
+	ok(slurm_transient("sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"),
+	   "transient: socket timed out");
+	ok(slurm_transient("slurm_load_jobs error: Unable to contact slurm controller (connect failure)"),
+	   "transient: slurm_load_jobs");
+	ok(slurm_transient("squeue: error: Connection refused"), "transient: connection refused");
+	ok(!slurm_transient("sbatch: error: invalid partition specified: nope"), "not transient: bad partition");
+	ok(!slurm_transient("sacct: error: Slurm accounting storage is disabled"),
+	   "not transient: accounting disabled");
+	ok(slurm_limit_error("sbatch: error: QOSMaxSubmitJobPerUserLimit"), "limit: QOSMaxSubmitJobPerUserLimit");
+	ok(slurm_limit_error("sbatch: error: Batch job submission failed: Job violates accounting/QOS policy "
+	                     "(job submit limit, user's size and/or time limits)"),
+	   "limit: accounting/QOS policy");
+	ok(!slurm_limit_error("sbatch: error: Batch job submission failed: Invalid account"),
+	   "not a limit: invalid account");
+}
+
+static void
+test_json(void)
+{
+	struct job_info in = {0}, back;
+	struct arena a = {0};
+	struct buf text = {0}, why = {0};
+	char path[] = "/tmp/kunai-job-test-XXXXXX";
+	int fd = mkstemp(path);
+
+	in.dir = "Tests.x/0";
+	in.scheduler = "slurm";
+	in.workload = "Sleep";
+	in.job_id = "123";
+	in.state = "TIMEOUT";
+	in.outcome = "timeout";
+	in.reason = "TIMEOUT: \"quoted\"";
+	in.has_exit_code = true;
+	in.exit_code = 0;
+	in.has_signal = true;
+	in.signal = 15;
+	in.start_time = "2026-11-22T02:21:11Z";
+	in.attempt = 3;
+	in.pid_start = 123456789012LL;
+	in.collected = false;
+	ok(json_job_write(&in, &text) && fd >= 0 && write(fd, text.data, text.len) == (ssize_t)text.len,
+	   "job.json written");
+	if (fd >= 0)
+		close(fd);
+	ok(json_job_read(&a, path, &back, &why) == 1 && strcmp(back.dir, in.dir) == 0 &&
+	       strcmp(back.state, "TIMEOUT") == 0 && strcmp(back.outcome, "timeout") == 0 &&
+	       strcmp(back.reason, in.reason) == 0 && back.has_exit_code && back.exit_code == 0 &&
+	       back.has_signal && back.signal == 15 && back.attempt == 3 && back.pid_start == in.pid_start &&
+	       !back.collected && !back.end_time && !back.nodes,
+	   "job.json read back");
+	unlink(path);
+	ok(json_job_read(&a, path, &back, &why) == 0, "absent job.json: 0");
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ok(fd >= 0 && write(fd, "[1,2", 4) == 4, "corrupt job.json written");
+	if (fd >= 0)
+		close(fd);
+	ok(json_job_read(&a, path, &back, &why) == -1 && why.len > 0, "corrupt job.json: -1 with a reason");
+	unlink(path);
+	buf_free(&text);
+	buf_free(&why);
+	arena_free(&a);
+}
+
+static void
+test_times(void)
+{
+	struct arena a = {0};
+	const char *s;
+	double t;
+
+	s = job_iso(&a, 1795314071.7);
+	ok(s && strcmp(s, "2026-11-22T02:21:11Z") == 0, "job_iso: %s", s ? s : "(null)");
+	ok(job_iso_parse(s, &t) && t == 1795314071.0, "job_iso_parse inverts job_iso");
+	ok(job_iso_parse("2000-02-29T00:00:00Z", &t) && t == 951782400.0, "job_iso_parse: leap day");
+	ok(!job_iso_parse("2026-11-22T02:21:11", &t) && !job_iso_parse("Unknown", &t), "job_iso_parse: rejects");
+	ok(!job_slurm_time("Unknown", &t) && !job_slurm_time("None", &t) && !job_slurm_time(NULL, &t),
+	   "job_slurm_time: Unknown, None");
+	arena_free(&a);
+}
+
+static void
+test_records(void)
+{
+	const char *rec = "start=1795314108\nhost=vm\njob=4\n", *f;
+	size_t len = 0;
+
+	f = job_record_field(rec, "host", &len);
+	ok(f && len == 2 && strncmp(f, "vm", 2) == 0, "kunai.start: host");
+	f = job_record_field(rec, "start", &len);
+	ok(f && strtod(f, NULL) == 1795314108.0, "kunai.start: start");
+	ok(!job_record_field(rec, "sta", &len) && !job_record_field(rec, "nodes", &len), "kunai.start: no prefix match");
+}
+
+int
+main(void)
+{
+	setenv("TZ", "UTC", 1);
+	test_states();
+	test_sacct();
+	test_scontrol();
+	test_errors();
+	test_json();
+	test_times();
+	test_records();
+	return tap_done();
+}
