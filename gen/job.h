@@ -12,6 +12,7 @@
 #include "report.h"
 #include "util.h"
 
+struct slurm_row;
 struct slurm_watch;
 
 enum job_sched {
@@ -178,10 +179,29 @@ bool slurm_submit(struct job *j, bool *retryable);
 enum job_wait slurm_wait(struct job *j, bool want_start);
 /* scancel the job (retrying transient errors). */
 void slurm_cancel(struct job *j);
+/* Runs a Slurm command (argv[0] from PATH) in dir, retrying transient errors
+ * up to tries times with growing pauses; a signal ends the retries unless
+ * cleanup. Returns its exit status (-1 when it cannot run). */
+int slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
+              struct buf *err);
 /* Removes this waiter's registration under .kunai/waiting; frees its state. */
 void slurm_release(struct job *j);
 
-/* Parsers, exposed for tests/unit/job_test.c. */
+/* ---- job_poll.c ---------------------------------------------------------- */
+
+/* Registers j's job with the build dir's poller; false after reporting. */
+bool poll_register(struct job *j);
+void poll_unregister(struct job *j);
+/* j's job in the last poll: 1 found (r filled; *when the poll's time), 0 the
+ * scheduler did not know it, -1 not asked about, -2 no poll yet. */
+int poll_lookup(struct job *j, struct slurm_row *r, double *when);
+/* Runs the build dir's query when it is due (urgent: soon after the last)
+ * and no other waiter is running it. */
+void poll_maybe(struct job *j, bool urgent);
+/* poll_unregister, and frees what j->watch holds. */
+void poll_release(struct job *j);
+
+/* Parsers (job_slurm.c), exposed for tests/unit/job_test.c. */
 struct slurm_row {
 	char id[32];
 	char state[32];

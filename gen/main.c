@@ -74,7 +74,8 @@ static const struct command commands[] = {
 	 "                          (outcome passed, reason \"stopped: ID completed\")\n"
 	 "  --delay SEC             wait SEC seconds before submitting\n"
 	 "  --retries N             infrastructure failures (node-fail, infra) retried\n"
-	 "                          N times (default 2, or $KUNAI_MAX_RETRIES)\n"
+	 "                          N times (default 2, or $KUNAI_MAX_RETRIES), the\n"
+	 "                          first after 5 s ($KUNAI_RETRY_DELAY), then doubling\n"
 	 "  --poll-max SEC          slurm: longest interval between the batched\n"
 	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n"},
 	{"help", cmd_help, "help [COMMAND]",

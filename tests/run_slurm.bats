@@ -337,7 +337,7 @@ id = "x"
 test_name = "count"'
 	gen "$C" "$B"
 	KUNAI_RETRY_DELAY=1 ninja_bg
-	wait_for "$B/x/0/kunai.start"
+	wait_for "$B/count"
 	node=$(sinfo -h -o %N | head -n 1)
 	scontrol update nodename="$node" state=down reason=kunai-test
 	# ReturnToService=2 brings the node back by itself; make sure

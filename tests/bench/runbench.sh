@@ -26,25 +26,22 @@ w=$(mktemp -d /tmp/kunai-runbench.XXXXXX)
 chmod 755 "$w"
 slurm=
 cleanup() {
-	[ -n "$slurm" ] && "$SHARED/slurm/stop" "$slurm" >/dev/null 2>&1
+	if [ -n "$slurm" ]; then
+		"$SHARED/slurm/stop" "$slurm" >/dev/null 2>&1
+		rm -rf "$slurm"
+	fi
 	rm -rf "$w"
 }
 trap cleanup EXIT INT TERM
 
 now() { date +%s.%N; }
 
-# campaign DIR SCHEDULER TEST-TOML: N iterations of one test
+# campaign DIR TEST-TOML: a Slurm system for N jobs and one test definition
 campaign() {
 	mkdir -p "$1/tests"
-	if [ "$2" = slurm ]; then
-		printf 'name = "b"\nscheduler = "slurm"\ninstall_path = "./install"\noutput_path = "./r"\ndefault_partition = "debug"\nmax_jobs = %d\n[[partitions]]\nname = "debug"\n' \
-			"$n" >"$1/system.toml"
-	else
-		printf 'name = "b"\nscheduler = "standalone"\ninstall_path = "./install"\noutput_path = "./r"\nmax_jobs = %d\n' \
-			"$n" >"$1/system.toml"
-	fi
-	printf '%s\n' "$3" >"$1/tests/t.toml"
-	printf 'name = "bench"\n[[Tests]]\nid = "t"\ntest_name = "t"\niterations = %d\n' "$n" >"$1/scenario.toml"
+	printf 'name = "b"\nscheduler = "slurm"\ninstall_path = "./install"\noutput_path = "./r"\ndefault_partition = "debug"\nmax_jobs = %d\n[[partitions]]\nname = "debug"\n' \
+		"$n" >"$1/system.toml"
+	printf '%s\n' "$2" >"$1/tests/t.toml"
 }
 
 gen() { # gen CAMPAIGN OUT [--rules-dir DIR]
@@ -135,7 +132,7 @@ report() {
 			name, n, secs, submit, q, q / n, detail, other }'
 }
 
-campaign "$w/sl" slurm 'name = "t"
+campaign "$w/sl" 'name = "t"
 description = "true"
 test_template_name = "BashCmd"
 [cmd_args]
