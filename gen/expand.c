@@ -167,17 +167,6 @@ int_value(const struct toml_value *v)
 	return 1;
 }
 
-const char *
-run_arg(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->args.len; i++)
-		if (strcmp(r->args.items[i].key, key) == 0)
-			return r->args.items[i].value;
-	return NULL;
-}
-
 /* Fills args, env, sweep and num_nodes of r for the sweep point pick[]. */
 static void
 resolve_point(struct arena *a, const struct campaign *c, const struct test_case *tc,

@@ -53,9 +53,6 @@ struct runlist {
 	size_t len;
 };
 
-/* Returns the value of key in args, or NULL. */
-const char *run_arg(const struct run *r, const char *key);
-
 /* Expands every case of the campaign's scenario. Returns false after
  * reporting (e.g. an empty node list). */
 bool expand_campaign(struct arena *a, const struct campaign *c, struct runlist *out);
