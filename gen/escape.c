@@ -94,6 +94,55 @@ sh_words(struct buf *b, const char *s)
 	return n;
 }
 
+int
+sh_split(struct arena *a, const char *s, char ***words)
+{
+	struct buf w = {0};
+	char **v = NULL;
+	int n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || *s == '\n')
+			break;
+		w.len = 0;
+		buf_putc(&w, '\0'); /* an empty word ('') is still a word */
+		w.len = 0;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n') {
+			char q = *s++;
+			if (q == '\'') {
+				for (; *s && *s != '\''; s++)
+					buf_putc(&w, *s);
+				if (!*s++)
+					goto bad;
+			} else if (q == '"') {
+				for (; *s && *s != '"'; s++) {
+					if (*s == '\\' && s[1] && strchr("$`\"\\", s[1]))
+						s++;
+					buf_putc(&w, *s);
+				}
+				if (!*s++)
+					goto bad;
+			} else if (q == '\\' && *s) {
+				buf_putc(&w, *s++);
+			} else
+				buf_putc(&w, q);
+		}
+		v = arena_grow(a, v, (size_t)n, (size_t)n + 2, sizeof(*v));
+		v[n++] = arena_strndup(a, w.data, w.len);
+	}
+	if (!v)
+		v = arena_alloc(a, sizeof(*v));
+	v[n] = NULL;
+	*words = v;
+	buf_free(&w);
+	return n;
+bad:
+	buf_free(&w);
+	return -1;
+}
+
 bool
 sh_is_name(const char *s)
 {

@@ -24,6 +24,13 @@ void sh_dquote_body(struct buf *b, const char *s);
  * s are not interpreted. Returns the number of words appended. */
 int sh_words(struct buf *b, const char *s);
 
+/* Splits s (one line) into the shell words it reads as: blanks separate,
+ * '...' is literal, "..." takes \ before $ ` " \, a bare \ escapes the
+ * next byte; no expansion. The words (and a NULL after them) are
+ * allocated in a. Returns their number, or -1 for an unterminated quote. */
+struct arena;
+int sh_split(struct arena *a, const char *s, char ***words);
+
 /* Returns whether s is a valid shell variable name ([A-Za-z_][A-Za-z0-9_]*). */
 bool sh_is_name(const char *s);
 

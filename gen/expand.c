@@ -401,6 +401,7 @@ link_runs(struct arena *a, const struct scenario *sc, struct runlist *rl)
 			const struct dep *d = &tc->deps[j];
 			r->deps[j].type = d->type;
 			r->deps[j].case_index = d->target;
+			r->deps[j].first_dir = rl->items[first[d->target]].dir;
 			r->deps[j].delay = d->delay;
 			if (d->type == DEP_START_POST_COMP)
 				for (k = 0; k < count[d->target]; k++)

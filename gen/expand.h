@@ -43,6 +43,7 @@ struct run {
 	struct run_dep {
 		enum dep_type type;
 		size_t case_index;
+		const char *first_dir; /* dir of that case's first run */
 		long delay;
 	} *deps;
 	size_t n_deps;

@@ -58,15 +58,17 @@ static const struct command commands[] = {
 	 "a failed run is not an error (exit 0). Exit 1 when DIR is not a run of\n"
 	 "kunai.json or the report cannot be written.\n"},
 	{"job", cmd_job,
-	 "job run|start --scheduler standalone|slurm|kubernetes [--workload NAME] [options] DIR",
+	 "job run|start --scheduler standalone|slurm|kubernetes [options] DIR|DIR/kunai.stamp",
 	 "Run one run dir of the build dir (what `ninja run` calls, from the build\n"
-	 "dir): submit DIR's script, or reattach to its job if an earlier\n"
+	 "dir, with the edge's stamp): submit DIR's script, or reattach to its job if an earlier\n"
 	 "invocation left one queued or running; wait; record DIR/job.json (state,\n"
 	 "exit code, outcome class, times, nodes) and write DIR/kunai.stamp only\n"
 	 "when the run passed. Exit status 0 iff it passed. `job start` returns\n"
 	 "once the job has started (writing DIR/kunai.started); a later `job run`\n"
 	 "waits for its end. Earlier attempts move to DIR/attempt-N/. Ctrl-C\n"
-	 "cancels the job. A job of a second ninja on the same build dir is refused.\n\n"
+	 "cancels the job. A job of a second ninja on the same build dir is refused.\n"
+	 "The options below also come from the #KUNAI lines at the top of DIR's\n"
+	 "script (gen writes the run's there); the command line's come after them.\n\n"
 	 "  --workload NAME         success check on stdout.txt (workload's patterns)\n"
 	 "  --time-limit SEC        standalone: TERM, then KILL 10 s later\n"
 	 "  --after-start DIR:SEC   submit SEC seconds after run DIR started\n"
@@ -81,7 +83,9 @@ static const struct command commands[] = {
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
 	{"report", cmd_report, "report BUILD_DIR [--check]",
-	 "Write BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
+	 "Grade every run whose report.json is older than its results (or than\n"
+	 "kunai.json) into its report.json, as `kunai grade` does, then write\n"
+	 "BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
 	 "kunai.json with its outcome (passed, failed, perf-failed, timeout,\n"
 	 "cancelled, node-fail, infra, skipped, running, not-run). A run that never\n"
 	 "started because an earlier iteration or a dependency did not pass is\n"

@@ -75,18 +75,6 @@ ninja_check_ids(const struct scenario *sc)
 	return ok;
 }
 
-/* Appends " <dir>/<file>" for each run of [from, to). */
-static void
-paths_of(struct buf *b, const struct runlist *rl, size_t from, size_t to, const char *file)
-{
-	size_t i;
-
-	for (i = from; i < to; i++) {
-		buf_putc(b, ' ');
-		path_in(b, rl->items[i].dir, file);
-	}
-}
-
 /* Is some run's start the trigger of another run (start_post_init)? Such a
  * run gets a separate start edge whose output the dependants wait for. */
 static bool
@@ -102,50 +90,17 @@ static bool
 	return t;
 }
 
-/* The runner's options for r, as `kunai job` reads them (see job.c). */
-static void
-job_flags(struct buf *b, const struct runlist *rl, const struct run *r, const size_t *first)
-{
-	const struct scenario *sc = r->c->scenario;
-	long delay = 0;
-	size_t j;
-
-	buf_printf(b, " --workload %s", r->def->wl->name);
-	if (r->time_limit > 0)
-		buf_printf(b, " --time-limit %ld", r->time_limit);
-	for (j = 0; j < r->n_deps; j++) {
-		const struct run *t = &rl->items[first[r->deps[j].case_index]];
-		struct buf d = {0};
-
-		switch (r->deps[j].type) {
-		case DEP_START_POST_COMP:
-			if (r->deps[j].delay > delay)
-				delay = r->deps[j].delay;
-			break;
-		case DEP_START_POST_INIT:
-			buf_printf(&d, "%s:%ld", t->dir, r->deps[j].delay);
-			buf_puts(b, " --after-start ");
-			sh_quote(b, d.data);
-			break;
-		case DEP_END_POST_COMP:
-			/* stopped when every run of the other case has completed */
-			buf_puts(b, " --stop-with ");
-			sh_quote(b, sc->cases[r->deps[j].case_index].id);
-			break;
-		}
-		buf_free(&d);
-	}
-	if (delay)
-		buf_printf(b, " --delay %ld", delay);
-}
-
+/* The run's edge: its stamp from its script, and nothing else a run does
+ * not need. The runner's options (workload, time limit, dependencies) are
+ * the script's #KUNAI line and its dir is the stamp's, so the edge has no
+ * bindings: a no-op `ninja run` parses little more than a bare graph. */
 static void
 run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, const struct run *r,
-         const char *script, const bool *started, const size_t *first)
+         const char *script, bool started)
 {
 	static const char *const names[] = {"start_post_comp", "start_post_init", "end_post_comp"};
 	const struct scenario *sc = c->scenario;
-	struct buf flags = {0};
+	bool bar = false;
 	size_t j;
 
 	for (j = 0; j < r->n_deps; j++) {
@@ -153,19 +108,11 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		buf_puts(b, sc->cases[r->deps[j].case_index].id);
 		buf_printf(b, ", delay %lds\n", r->deps[j].delay);
 	}
-	job_flags(&flags, rl, r, first);
-	if (started[r->tc - sc->cases]) {
-		/* submit and wait for the start; the run edge then waits for the end */
-		buf_puts(b, "build ");
-		path_in(b, r->dir, "kunai.started");
-		buf_puts(b, ": start ");
-		path_in(b, r->dir, script);
-	} else {
-		buf_puts(b, "build ");
-		path_in(b, r->dir, "kunai.stamp");
-		buf_puts(b, ": run ");
-		path_in(b, r->dir, script);
-	}
+	buf_puts(b, "build ");
+	/* submit and wait for the start; the run edge then waits for the end */
+	path_in(b, r->dir, started ? "kunai.started" : "kunai.stamp");
+	buf_puts(b, started ? ": start " : ": run ");
+	path_in(b, r->dir, script);
 	/* the script holds the run's environment; hooks keep theirs apart */
 	if (r->hook_env.len) {
 		buf_puts(b, " |");
@@ -174,52 +121,36 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 			ninja_escape_path(b, r->hook_env.items[j]);
 		}
 	}
-	if (r->n_after || r->n_deps) {
-		bool bar = false;
-		for (j = 0; j < r->n_after; j++) {
-			buf_puts(b, bar ? " " : " || ");
-			bar = true;
-			path_in(b, rl->items[r->after[j]].dir, "kunai.stamp");
-		}
-		for (j = 0; j < r->n_deps; j++) {
-			const struct run *t = &rl->items[first[r->deps[j].case_index]];
-			if (r->deps[j].type != DEP_START_POST_INIT)
-				continue;
-			buf_puts(b, bar ? " " : " || ");
-			bar = true;
-			path_in(b, t->dir, "kunai.started");
-		}
-		/* end_post_comp: the other case is built too, in parallel (a
-		 * validation orders nothing) */
-		bar = false;
-		for (j = 0; j < r->n_deps; j++) {
-			if (r->deps[j].type != DEP_END_POST_COMP)
-				continue;
-			buf_puts(b, bar ? " " : " |@ ");
-			bar = true;
-			ninja_escape_path(b, sc->cases[r->deps[j].case_index].id);
-		}
+	for (j = 0; j < r->n_after; j++) {
+		buf_puts(b, bar ? " " : " || ");
+		bar = true;
+		path_in(b, rl->items[r->after[j]].dir, "kunai.stamp");
 	}
-	buf_puts(b, "\n  dir = ");
-	ninja_escape_value(b, r->dir);
-	buf_puts(b, "\n  flags =");
-	ninja_escape_value(b, flags.data);
+	for (j = 0; j < r->n_deps; j++) {
+		if (r->deps[j].type != DEP_START_POST_INIT)
+			continue;
+		buf_puts(b, bar ? " " : " || ");
+		bar = true;
+		path_in(b, r->deps[j].first_dir, "kunai.started");
+	}
+	/* end_post_comp: the other case is built too, in parallel (a validation
+	 * orders nothing) */
+	bar = false;
+	for (j = 0; j < r->n_deps; j++) {
+		if (r->deps[j].type != DEP_END_POST_COMP)
+			continue;
+		buf_puts(b, bar ? " " : " |@ ");
+		bar = true;
+		ninja_escape_path(b, sc->cases[r->deps[j].case_index].id);
+	}
 	buf_putc(b, '\n');
-	if (started[r->tc - sc->cases]) {
+	if (started) {
 		buf_puts(b, "build ");
 		path_in(b, r->dir, "kunai.stamp");
 		buf_puts(b, ": run ");
 		path_in(b, r->dir, "kunai.started");
-		buf_puts(b, "\n  dir = ");
-		ninja_escape_value(b, r->dir);
-		buf_puts(b, "\n  flags =");
-		ninja_escape_value(b, flags.data);
 		buf_putc(b, '\n');
 	}
-	buf_puts(b, "build ");
-	path_in(b, r->dir, "report.json");
-	buf_puts(b, ": grade | always\n");
-	buf_free(&flags);
 }
 
 void
@@ -228,11 +159,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 	const struct scenario *sc = c->scenario;
 	const char *script = ninja_script_name(c->system->scheduler);
 	bool *started = started_targets(sc);
-	size_t *first = xcalloc(sc->n_cases + 1, sizeof(*first));
 	size_t i, from;
-
-	for (i = rl->len; i-- > 0;)
-		first[rl->items[i].tc - sc->cases] = i;
 
 	buf_puts(b, "# Generated by kunai gen; edits are lost when it regenerates.\n");
 	buf_puts(b, "# One run edge per test iteration: `ninja run` runs what has no good result,\n");
@@ -253,31 +180,33 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 
 		buf_putc(b, '\n');
 		for (i = from; i < rl->len && rl->items[i].tc == tc; i++)
-			run_edge(b, c, rl, &rl->items[i], script, started, first);
+			run_edge(b, c, rl, &rl->items[i], script, started[tc - sc->cases]);
 		buf_puts(b, "build ");
 		ninja_escape_path(b, tc->id);
 		buf_puts(b, ": phony");
-		paths_of(b, rl, from, i, "kunai.stamp");
+		for (; from < i; from++) {
+			buf_putc(b, ' ');
+			path_in(b, rl->items[from].dir, "kunai.stamp");
+		}
 		buf_putc(b, '\n');
 	}
 
+	/* `kunai report` grades every run whose report.json is older than its
+	 * results, then summarises: one process, whatever ran or not */
 	buf_puts(b, "\nbuild always: phony\n");
-	buf_puts(b, "build report/summary.json: report");
-	paths_of(b, rl, 0, rl->len, "report.json");
-	buf_puts(b, "\nbuild scripts: phony");
-	paths_of(b, rl, 0, rl->len, script);
-	paths_of(b, rl, 0, rl->len, "env_vars.sh");
+	buf_puts(b, "build report/summary.json: report | always\n");
+	buf_puts(b, "build report: phony report/summary.json\n");
+	/* gen wrote every script; ninja regenerates them with build.ninja */
+	buf_puts(b, "build scripts: phony\n");
 	/* run depends on the per-case aliases, not on every stamp: ninja checks
 	 * all inputs of a waiting edge each time one finishes */
-	buf_puts(b, "\nbuild run: phony");
+	buf_puts(b, "build run: phony");
 	for (i = 0; i < sc->n_cases; i++) {
 		buf_putc(b, ' ');
 		ninja_escape_path(b, sc->cases[i].id);
 	}
-	buf_puts(b, "\nbuild report: phony report/summary.json\n");
-	buf_puts(b, "\ndefault run\n");
+	buf_puts(b, "\n\ndefault run\n");
 	free(started);
-	free(first);
 }
 
 void

@@ -133,14 +133,14 @@ newer(struct timespec rep, const char *path, bool required)
 
 /* The run's report.json when it is newer than everything it was graded
  * from (job.json, stdout.txt, kunai.json with its thresholds); otherwise
- * the run is graded here, the same way. */
-static void
+ * the run is graded here, and its report.json written. */
+static bool
 collect(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
         struct run_report *out)
 {
 	struct buf rep = {0}, path = {0}, why = {0};
 	struct timespec t;
-	bool fresh;
+	bool fresh, ok = true;
 
 	buf_printf(&rep, "%s/%s/report.json", root, r->dir);
 	fresh = mtime(rep.data, &t);
@@ -153,11 +153,16 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 	buf_printf(&path, "%s/%s/stdout.txt", root, r->dir);
 	fresh = fresh && newer(t, path.data, false);
 	if (!fresh || !json_load_report(a, rep.data, out, &why) || strcmp(out->dir, r->dir) != 0 ||
-	    strcmp(out->id, r->id) != 0)
+	    strcmp(out->id, r->id) != 0) {
 		grade_run(a, root, p, r, true, out);
+		path.len = 0;
+		json_write_report(out, &path);
+		ok = write_file_atomic(rep.data, path.data, path.len);
+	}
 	buf_free(&rep);
 	buf_free(&path);
 	buf_free(&why);
+	return ok;
 }
 
 /* Markdown table cell text: no '|' or line breaks. */
@@ -272,13 +277,13 @@ cmd_report(int argc, char **argv)
 	s.n_runs = p.n_runs;
 	s.runs = arena_alloc(&a, (p.n_runs + 1) * sizeof(*s.runs));
 	for (i = 0; i < p.n_runs; i++)
-		collect(&a, root, &p, &p.runs[i], &s.runs[i]);
+		ok = collect(&a, root, &p, &p.runs[i], &s.runs[i]) && ok;
 	report_mark_skipped(&a, &p, s.runs);
 	for (i = 0; i < p.n_runs; i++)
 		s.counts[s.runs[i].outcome]++;
 
 	json_write_summary(&s, &b);
-	ok = write_out(root, "summary.json", &b);
+	ok = write_out(root, "summary.json", &b) && ok;
 	junit_write(root, &p, &s, &b);
 	ok = write_out(root, "junit.xml", &b) && ok;
 	markdown(&s, &b);

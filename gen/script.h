@@ -28,6 +28,10 @@ void script_env(const struct run *r, struct buf *out);
 
 /* Shared by the writers (defined in script_slurm.c). */
 
+/* Appends the #KUNAI line: the options `kunai job` reads from the script
+ * (--workload, --time-limit, --after-start DIR:DELAY, --stop-with ID,
+ * --delay), shell-quoted. */
+void script_directives(struct buf *out, const struct run *r);
 /* Appends the BUILD_DIR= and INSTALL_DIR= lines, which derive both from
  * $RUN_DIR when the script runs (a relative install_path is relative to the
  * build dir). */

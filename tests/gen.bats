@@ -42,8 +42,8 @@ test_name = "sleep2"
   id = "a"
 T
 	# rules whose run edge only writes the stamp: the graph is what is tested here
-	printf 'rule grade\n  command = true\nrule report\n  command = true\n' >"$W/fake/rules/common.ninja"
-	printf 'rule run\n  command = touch $out\n  description = RUN $dir\n  pool = jobs\n' \
+	printf 'rule report\n  command = true\n' >"$W/fake/rules/common.ninja"
+	printf 'rule run\n  command = touch $out\n  description = RUN $out\n  pool = jobs\n' \
 		>"$W/fake/rules/standalone.ninja"
 }
 

@@ -379,17 +379,17 @@ fake_rules() {
 	cp "$BATS_TEST_DIRNAME/../rules/common.ninja" "$W/rules/"
 	cat >"$W/rules/standalone.ninja" <<'R'
 rule run
-  command = $kunai_test_run $dir $out
-  description = RUN $dir
+  command = $kunai_test_run $out
+  description = RUN $out
   pool = jobs
 rule start
-  command = $kunai_test_run $dir $out
-  description = START $dir
+  command = $kunai_test_run $out
+  description = START $out
 R
 	cat >"$W/fakerun" <<'S'
 #!/bin/sh
-# fakerun DIR OUT: the outcome comes from $FAKE_FAIL (test ids that fail)
-dir=$1 out=$2 id=${1%%/*}
+# fakerun OUT: the outcome comes from $FAKE_FAIL (test ids that fail)
+out=$1 dir=${1%/*} id=${1%%/*}
 # the driver is ninja's parent
 p=$$
 while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != ninja ]; do p=$(cut -d' ' -f4 /proc/$p/stat); done

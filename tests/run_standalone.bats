@@ -347,6 +347,34 @@ test_name = "ok"'
 	[[ "$output" == *"--stop-with ID"* ]]
 }
 
+@test "kunai job reads the run's options from its script's #KUNAI line; the command line's come after" {
+	gen '
+name = "o"
+[[Tests]]
+id = "a"
+test_name = "ok"
+time_limit = "00:01:00"'
+	cd "$B"
+	[ "$(sed -n 3p a/0/run.sh)" = "#KUNAI --workload Sleep --time-limit 60" ]
+	# the build edge names the stamp and nothing else
+	grep -qx 'build a/0/kunai.stamp: run a/0/run.sh' build.ninja
+	# the NCCL check on a sleep's output fails the run, which exited 0
+	sed -i '3s/.*/#KUNAI --workload NcclTest '\''--time-limit'\'' "6""0"/' a/0/run.sh
+	run -1 "$KUNAI" job run --scheduler standalone a/0/kunai.stamp
+	[ "$(jf a/0/job.json outcome)" = failed ] && [ "$(jf a/0/job.json exit_code)" = 0 ]
+	[ ! -e a/0/kunai.stamp ]
+	# an option given on the command line comes after the script's
+	run -0 "$KUNAI" job run --scheduler standalone --workload Sleep a/0/kunai.stamp
+	[ "$(jf a/0/job.json outcome)" = passed ] && [ -e a/0/kunai.stamp ]
+	# a #KUNAI line that is no list of words, or names no option, is an error
+	sed -i '3s/.*/#KUNAI --workload '\''Sleep/' a/0/run.sh
+	run -2 "$KUNAI" job run --scheduler standalone a/0
+	[[ "$output" == *"a/0/run.sh:3: #KUNAI: unterminated quote"* ]]
+	sed -i '3s/.*/#KUNAI --wrkload Sleep/' a/0/run.sh
+	run -2 "$KUNAI" job run --scheduler standalone a/0
+	[[ "$output" == *"unknown option '--wrkload'"* ]]
+}
+
 @test "SIGINT while waiting for --delay: nothing is submitted" {
 	gen '
 name = "o"
