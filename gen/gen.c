@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "expand.h"
 #include "json.h"
+#include "manifest.h"
 #include "model.h"
 #include "ninja.h"
 #include "script.h"
@@ -30,21 +31,52 @@ struct gen_opts {
 /* Where rendered files go: under root, or nowhere when root is NULL. */
 struct sink {
 	const char *root; /* NULL: discard */
+	struct manifest mf;
 	struct buf path;
+	struct buf dir;   /* the directory of the last file made sure of */
+	bool fresh;       /* dir was made by this gen: its files are all new */
 	bool ok;
 };
 
-/* Writes content as root/rel (atomically, only when it changed) and empties
- * content for the next file. */
+/* Writes content as root/rel (only when it changed; atomically over an
+ * existing file) and empties content for the next file. A file the
+ * manifest vouches for costs one stat; a run's files come together, so its
+ * directory is made once, and a new one needs no reads. */
 static void
 emit(struct sink *s, const char *rel, struct buf *content)
 {
-	if (s->root && s->ok) {
-		s->path.len = 0;
-		buf_printf(&s->path, "%s/%s", s->root, rel);
-		s->ok = write_file_atomic(s->path.data, content->data ? content->data : "", content->len);
-	}
+	const char *slash = strrchr(rel, '/');
+	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len;
+	const char *data = content->data ? content->data : "";
+	uint64_t hash;
+
 	content->len = 0;
+	if (!s->root || !s->ok)
+		return;
+	hash = manifest_hash(data, len);
+	s->path.len = 0;
+	buf_printf(&s->path, "%s/%s", s->root, rel);
+	if (manifest_unchanged(&s->mf, rel, s->path.data, hash, len))
+		return;
+	if (!slash) {
+		s->fresh = false;
+	} else {
+		size_t plen = strlen(s->root) + 1 + dlen;
+		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
+			s->dir.len = 0;
+			buf_push(&s->dir, s->path.data, plen);
+			if (!make_dir(s->dir.data, &s->fresh)) {
+				s->ok = false;
+				return;
+			}
+		}
+	}
+	if (s->fresh)
+		s->ok = write_file_new(s->path.data, data, len);
+	else
+		s->ok = write_file_atomic(s->path.data, data, len);
+	if (s->ok)
+		manifest_record(&s->mf, rel, s->path.data, hash, len);
 }
 
 static const char *
@@ -285,7 +317,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	struct gen_opts o = {0};
 	struct campaign *c;
 	struct runlist rl = {0};
-	struct sink sink = {NULL, {0}, true};
+	struct sink sink = {.mf.rootfd = -1, .ok = true};
 	struct buf b = {0}, dd = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
 	const char *out_dir, **rargv;
@@ -321,6 +353,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	rargc = regen_args(&a, &o, out_dir, &rargv);
 	/* nothing can fail from here on but I/O: write the runs, then the graph */
 	sink.root = out_dir;
+	manifest_load(&sink.mf, out_dir);
 	if (!render(&a, c, &rl, &sink))
 		goto done;
 	if (!json_campaign(c, &rl, &b))
@@ -332,6 +365,10 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	ninja_write_build(c, &rl, &b);
 	emit(&sink, "build.ninja", &b);
 	if (!sink.ok)
+		goto done;
+	/* last: a gen that failed before this point leaves the old manifest,
+	 * whose stats no longer match what it rewrote */
+	if (!manifest_save(&sink.mf, out_dir))
 		goto done;
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
 	if (dir_out)
@@ -358,6 +395,8 @@ done:
 	buf_free(&b);
 	buf_free(&dd);
 	buf_free(&sink.path);
+	buf_free(&sink.dir);
+	manifest_free(&sink.mf);
 	arena_free(&a);
 	return rc;
 }

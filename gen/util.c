@@ -368,6 +368,59 @@ make_parents(const char *path)
 }
 
 bool
+make_dir(const char *dir, bool *made)
+{
+	struct buf p = {0};
+	bool ok;
+
+	*made = false;
+	if (mkdir(dir, 0777) == 0) {
+		*made = true;
+		return true;
+	}
+	if (errno == EEXIST)
+		return true;
+	if (errno != ENOENT) {
+		warn("mkdir %s:", dir);
+		return false;
+	}
+	buf_printf(&p, "%s/", dir);
+	ok = make_parents(p.data);
+	buf_free(&p);
+	if (ok)
+		*made = true;
+	return ok;
+}
+
+bool
+write_file_new(const char *path, const void *data, size_t len)
+{
+	const char *s = data;
+	size_t left = len;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return errno == EEXIST ? write_file_atomic(path, data, len) : (warn("open %s:", path), false);
+	for (; left; left -= (size_t)n, s += n) {
+		n = write(fd, s, left);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			break;
+	}
+	if (close(fd) != 0 || left) {
+		warn("write %s:", path);
+		unlink(path);
+		return false;
+	}
+	return true;
+}
+
+bool
 write_file_atomic(const char *path, const void *data, size_t len)
 {
 	struct buf tmp = {0};

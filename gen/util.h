@@ -66,5 +66,12 @@ bool read_file(const char *path, struct buf *out);
 /* Writes via path.tmp + rename, creating missing parent directories; leaves
  * an identical file untouched. Returns false after reporting. */
 bool write_file_atomic(const char *path, const void *data, size_t len);
+/* Creates a file known not to exist (its directory was just made): no
+ * temporary, no comparison; write_file_atomic when it exists after all. A
+ * failed write removes it. */
+bool write_file_new(const char *path, const void *data, size_t len);
+/* Makes dir and any missing parent; *made tells whether dir is new (so
+ * every file in it is new too). Returns false after reporting. */
+bool make_dir(const char *dir, bool *made);
 
 #endif

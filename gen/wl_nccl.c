@@ -98,7 +98,7 @@ alltoallv(const struct run *r, struct buf *out)
 		sh_quote(out, workload_value(r, first[i][1]));
 	}
 	for (i = 0; i < LEN(args); i++) {
-		const char *k = args[i].key, *v = workload_value(r, k);
+		const char *k = args[i].key, *v = workload_value_of(r, &args[i]);
 		bool done = false;
 		for (j = 0; j < LEN(first); j++)
 			done |= strcmp(k, first[j][1]) == 0;
@@ -132,7 +132,7 @@ command(const struct run *r, struct buf *out)
 	}
 	sh_quote(out, workload_value(r, "subtest_name"));
 	for (i = 0; i < LEN(args); i++) {
-		const char *k = args[i].key, *v = workload_value(r, k);
+		const char *k = args[i].key, *v = workload_value_of(r, &args[i]);
 		if (not_a_flag(k) || !v)
 			continue;
 		/* one process drives all of its GPUs: -g N */

@@ -102,6 +102,17 @@ workload_value(const struct run *r, const char *key)
 	return s ? s->def : NULL;
 }
 
+const char *
+workload_value_of(const struct run *r, const struct arg_schema *s)
+{
+	size_t i;
+
+	for (i = 0; i < r->args.len; i++)
+		if (strcmp(r->args.items[i].key, s->key) == 0)
+			return r->args.items[i].value;
+	return s->def;
+}
+
 bool
 workload_true(const char *v)
 {

@@ -64,6 +64,8 @@ const char *const *workload_names(void);
 /* Returns the text of cmd_args key for r: the run's value, else the schema
  * default, else NULL (an optional argument that is not set). */
 const char *workload_value(const struct run *r, const char *key);
+/* workload_value for an entry of the run's own schema (no schema search). */
+const char *workload_value_of(const struct run *r, const struct arg_schema *s);
 /* Returns whether v is a true boolean as a command line shows it
  * ("True", "true"; CloudAI prints Python's str(True)). */
 bool workload_true(const char *v);

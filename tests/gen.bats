@@ -96,7 +96,7 @@ gen() { # gen OUT [extra args]: gen the small campaign from $W/c
 		"$KUNAI" gen --system-config "$CONF/system/example_slurm_cluster.toml" --tests-dir "$CONF/test" \
 			--test-scenario "$CONF/test_scenario/nccl_test.toml" --hook-dir "$CONF/hook" -o "$W/$o" >/dev/null
 	done
-	diff -r -x local.ninja -x kunai.json "$W/x" "$W/y"
+	diff -r -x local.ninja -x kunai.json -x .kunai "$W/x" "$W/y"
 }
 
 @test "a second gen rewrites nothing: every mtime is kept" {
@@ -105,9 +105,33 @@ gen() { # gen OUT [extra args]: gen the small campaign from $W/c
 	before=$(find "$W/out" -type f -newermt '2001-01-02' | wc -l)
 	[ "$before" -eq 0 ]
 	gen "$W/out" >/dev/null
-	run find "$W/out" -type f -newermt '2001-01-02'
+	# .kunai/manifest records the new stats of what it vouches for
+	run find "$W/out" -type f -newermt '2001-01-02' -not -path '*/.kunai/*'
 	[ -z "$output" ]
 	[ -z "$(find "$W/out" -name '*.tmp')" ]
+}
+
+@test "the manifest: regenerating keeps it; a file edited, replaced or deleted by hand is restored" {
+	gen "$W/out" >/dev/null
+	cp -R "$W/out" "$W/want"
+	m=$(stat -c %Y.%y "$W/out/.kunai/manifest")
+	grep -q ' a/0/run.sh$' "$W/out/.kunai/manifest"
+	sleep 1
+	gen "$W/out" >/dev/null
+	[ "$(stat -c %Y.%y "$W/out/.kunai/manifest")" = "$m" ]
+	# same size, other bytes; a file replaced by another; a file removed
+	sed -i 's/exit \$KUNAI_RC/exit 0 # xyzw/' "$W/out/a/0/run.sh"
+	cmp -s "$W/out/a/0/run.sh" "$W/want/a/0/run.sh" && false
+	echo 'export X=1' >"$W/out/b/0/env.new" && mv "$W/out/b/0/env.new" "$W/out/b/0/env_vars.sh"
+	rm "$W/out/a/1/run.sh"
+	gen "$W/out" >/dev/null
+	diff -r -x .kunai "$W/want" "$W/out"
+	# a manifest that is no manifest trusts nothing and breaks nothing
+	printf 'garbage\n0 1 2\n' >"$W/out/.kunai/manifest"
+	sed -i 's/exit \$KUNAI_RC/exit 0 # xyzw/' "$W/out/a/0/run.sh"
+	gen "$W/out" >/dev/null
+	diff -r -x .kunai "$W/want" "$W/out"
+	grep -q ' a/0/run.sh$' "$W/out/.kunai/manifest"
 }
 
 @test "no-op: after a successful run, regenerating unchanged inputs plans no run" {
@@ -179,7 +203,7 @@ T
 	grep -q 'sleep 3' "$W/out/s/1/12/run.sh"
 	grep -q 'MODE="y"' "$W/out/s/1/12/env_vars.sh"
 	# the last dimension varies fastest (itertools.product order)
-	run grep -c '"NUM_NODES":	"2"' "$W/out/kunai.json"
+	run grep -c '"NUM_NODES":[[:space:]]*"2"' "$W/out/kunai.json"
 	[ "$output" -eq 12 ]
 }
 

@@ -1,10 +1,17 @@
 #!/bin/sh
 # genbench: `kunai gen` on synthetic NCCL campaigns of 1,000 / 10,000 / 100,000
-# runs (time, peak RSS), then the no-op `ninja run` on each generated build dir
-# against a bare build.ninja with one edge per run.
-# usage: tests/bench/genbench.sh KUNAI [SIZES...]
-kunai=$1
-shift
+# runs: the first gen and a regeneration with nothing changed (wall time and
+# peak RSS), then the no-op `ninja run` on each build dir against a bare
+# graph of the same files: one edge per run from its script to its stamp, the
+# least any build of these runs must parse and stat. Both share the build
+# dir's .ninja_log (their commands are the same `touch $out`), so each no-op
+# is measured on an up-to-date graph. No-op times are the best of 7 (the least
+# disturbed by other load; medians on a shared machine move by 30%).
+# usage: tests/bench/genbench.sh KUNAI MEASURE [SIZES...]
+#   MEASURE: tests/bench/measure (wall time and peak RSS of a command)
+# TMPDIR chooses the file system (first gens are bound by file creation).
+kunai=$1 measure=$2
+shift 2
 sizes=${*:-1000 10000 100000}
 tmp=${TMPDIR:-/tmp}/kunai-genbench.$$
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -33,28 +40,17 @@ maxbytes = "4G"
 iters = 100
 T
 # rules whose run edge only touches the stamp, so the no-op rebuild is measurable
-cat >"$tmp/rules/common.ninja" <<'T'
-rule grade
-  command = true
-rule report
-  command = true
-T
+printf 'rule report\n  command = true\n' >"$tmp/rules/common.ninja"
 printf 'rule run\n  command = touch $out\n  pool = jobs\n' >"$tmp/rules/slurm.ninja"
 
-now() { date +%s.%N; }
-# peak RSS in MB of a command, via /proc (GNU time may be absent)
-measure() {
-	"$@" >/dev/null 2>"$tmp/err" &
-	pid=$!
-	peak=0
-	while kill -0 $pid 2>/dev/null; do
-		r=$(awk '/VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null)
-		[ -n "$r" ] && [ "$r" -gt "$peak" ] && peak=$r
-		sleep 0.01
-	done
-	wait $pid
+# best of 7 wall times (seconds) of a command, from MEASURE
+best7() {
+	for i in 1 2 3 4 5 6 7; do
+		"$measure" "$@" 2>&1 >/dev/null | tail -n 1 | cut -d' ' -f1
+	done | sort -n | sed -n 1p
 }
 
+printf '%8s %12s %12s %14s %14s %10s %10s %7s\n' runs 'first gen' 'peak RSS' 'regenerate' 'peak RSS' 'no-op run' 'bare' 'vs bare'
 for n in $sizes; do
 	cases=$((n / 100))
 	iters=100
@@ -69,35 +65,22 @@ for n in $sizes; do
 		done
 	} >"$tmp/scenario.toml"
 	out=$tmp/out$n
-	t0=$(now)
-	KUNAI_DATADIR=$tmp "$kunai" gen --system-config "$tmp/system.toml" --tests-dir "$tmp/tests" \
-		--test-scenario "$tmp/scenario.toml" -o "$out" >/dev/null || { cat "$tmp/err"; exit 1; }
-	t1=$(now)
-	# peak memory of a regeneration over the existing dir (no file rewritten)
-	measure env KUNAI_DATADIR=$tmp "$kunai" gen --system-config "$tmp/system.toml" --tests-dir "$tmp/tests" \
+	set -- env KUNAI_DATADIR="$tmp" "$kunai" gen --system-config "$tmp/system.toml" --tests-dir "$tmp/tests" \
 		--test-scenario "$tmp/scenario.toml" -o "$out"
-	t2=$(now)
-	ninja -C "$out" run >/dev/null
-	t3=$(now)
-	ninja -C "$out" run >/dev/null
-	t4=$(now)
-	# bare graph: one edge per run, each with one input and a stamp
-	bare=$tmp/bare$n
-	mkdir -p "$bare"
+	first=$("$measure" "$@" 2>&1 >/dev/null | tail -n 1) || { echo "gen failed: $first"; exit 1; }
+	regen=$("$measure" "$@" 2>&1 >/dev/null | tail -n 1)
+	# the bare graph, over the very files of the build dir
 	{
 		printf 'rule touch\n  command = touch $out\n'
-		i=0
-		while [ $i -lt $n ]; do printf 'build s%d.stamp: touch s%d.in\n' $i $i; i=$((i + 1)); done
-	} >"$bare/build.ninja"
-	(cd "$bare" && i=0 && while [ $i -lt $n ]; do : >s$i.in; i=$((i + 1)); done)
-	ninja -C "$bare" >/dev/null
-	t5=$(now)
-	ninja -C "$bare" >/dev/null
-	t6=$(now)
-	awk -v n=$n -v g="$t0 $t1" -v r="$t1 $t2" -v k="$t3 $t4" -v b="$t5 $t6" -v peak=$peak 'BEGIN {
-		split(g, G, " "); split(r, R, " "); split(k, K, " "); split(b, B, " ")
-		printf "gen %6d runs: %.3f s first, %.3f s regenerate (peak RSS %.1f MB); no-op ninja run %.3f s vs bare %.3f s (%+.0f%%)\n",
-			n, G[2] - G[1], R[2] - R[1], peak / 1024, K[2] - K[1], B[2] - B[1], ((K[2] - K[1]) / (B[2] - B[1]) - 1) * 100
+		sed -n 's/^build \(.*\/kunai\.stamp\): run \([^ ]*\).*/build \1: touch \2/p' "$out/build.ninja"
+	} >"$out/bare.ninja"
+	ninja -C "$out" -j 32 run >/dev/null || exit 1
+	ninja -C "$out" -f bare.ninja >/dev/null || exit 1
+	noop=$(best7 ninja -C "$out" run)
+	bare=$(best7 ninja -C "$out" -f bare.ninja)
+	echo "$n $first $regen $noop $bare" | awk '{
+		printf "%8d %10.3f s %9.1f MB %12.3f s %11.1f MB %8.3f s %8.3f s %+6.0f%%\n",
+			$1, $2, $3 / 1024, $4, $5 / 1024, $6, $7, ($6 / $7 - 1) * 100
 	}'
-	rm -rf "$out" "$bare"
+	rm -rf "$out"
 done
