@@ -180,6 +180,35 @@ test_quote(void)
 	buf_free(&b);
 }
 
+/* sh_split reads back what sh_quote wrote (the #KUNAI line of a script). */
+static void
+test_split(void)
+{
+	static const char *const words[] = {"--stop-with", "it's a \"test\"", "", "$x`y`", "a#b", "--delay"};
+	struct arena a = {0};
+	struct buf b = {0};
+	char **v;
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		buf_puts(&b, i ? " " : "");
+		sh_quote(&b, words[i]);
+	}
+	n = sh_split(&a, buf_str(&b), &v);
+	ok(n == 6, "sh_split: %d words from %s", n, buf_str(&b));
+	for (i = 0; n == 6 && i < 6; i++)
+		ok(strcmp(v[i], words[i]) == 0, "word %zu reads back: [%s]", i, v[i]);
+	ok(n == 6 && v[6] == NULL, "the list ends with NULL");
+	n = sh_split(&a, " a\\ b \"c\\\"d\\$\\n\" e'f'g\n", &v);
+	ok(n == 3 && strcmp(v[0], "a b") == 0 && strcmp(v[1], "c\"d$\\n") == 0 && strcmp(v[2], "efg") == 0,
+	   "backslash, double quotes, adjacent quotes");
+	ok(sh_split(&a, "a 'b", &v) == -1 && sh_split(&a, "\"b", &v) == -1, "an unterminated quote is -1");
+	ok(sh_split(&a, "  \t", &v) == 0 && v[0] == NULL, "no words");
+	buf_free(&b);
+	arena_free(&a);
+}
+
 static void
 test_registry(void)
 {
@@ -461,6 +490,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	test_quote();
+	test_split();
 	test_registry();
 	test_nccl(c);
 	test_others(c);
