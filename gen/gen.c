@@ -3,6 +3,7 @@
  * gen leaves the previous build dir as it was. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ struct gen_opts {
 /* Where rendered files go: under root, or nowhere when root is NULL. */
 struct sink {
 	const char *root; /* NULL: discard */
-	struct manifest mf;
+	const struct manifest *mf; /* what gen wrote last time (shared) */
+	struct buf mf_out;         /* this sink's lines of the new manifest */
 	struct buf path;
 	struct buf dir;   /* the directory of the last file made sure of */
 	bool fresh;       /* dir was made by this gen: its files are all new */
@@ -56,7 +58,7 @@ emit(struct sink *s, const char *rel, struct buf *content)
 	hash = manifest_hash(data, len);
 	s->path.len = 0;
 	buf_printf(&s->path, "%s/%s", s->root, rel);
-	if (manifest_unchanged(&s->mf, rel, s->path.data, hash, len))
+	if (manifest_unchanged(s->mf, &s->mf_out, rel, hash, len))
 		return;
 	if (!slash) {
 		s->fresh = false;
@@ -76,7 +78,7 @@ emit(struct sink *s, const char *rel, struct buf *content)
 	else
 		s->ok = write_file_atomic(s->path.data, data, len);
 	if (s->ok)
-		manifest_record(&s->mf, rel, s->path.data, hash, len);
+		manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len);
 }
 
 static const char *
@@ -244,7 +246,7 @@ add_dir_inputs(struct arena *a, struct campaign *c, const struct gen_opts *o)
  * hooks_ok() expands the hooks once), so a failure here is an I/O error or
  * a kunai bug, never a half-written build dir after a config mistake. */
 static bool
-render(struct arena *a, const struct campaign *c, struct runlist *rl, struct sink *out)
+render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t from, size_t to, struct sink *out)
 {
 	const struct scenario *sc = c->scenario;
 	const char *script = ninja_script_name(c->system->scheduler);
@@ -252,7 +254,7 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, struct sin
 	size_t i, j;
 	bool ok = true;
 
-	for (i = 0; ok && out->ok && i < rl->len; i++) {
+	for (i = from; ok && out->ok && i < to; i++) {
 		struct run *r = &rl->items[i];
 		struct runlist pre = {0}, post = {0};
 		struct hooks h = {&pre, &post};
@@ -292,6 +294,91 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, struct sin
 	return ok && out->ok;
 }
 
+/* One of the threads that render a large campaign: runs [from, to), its
+ * own sink (the old manifest shared, read only) and its own arena for the
+ * hooks' allocations. */
+struct worker {
+	const struct campaign *c;
+	struct runlist *rl;
+	size_t from, to;
+	struct arena arena;
+	struct sink sink;
+	bool ok;
+	pthread_t thread;
+};
+
+static void *
+work(void *arg)
+{
+	struct worker *w = arg;
+
+	w->ok = render(&w->arena, w->c, w->rl, w->from, w->to, &w->sink);
+	return NULL;
+}
+
+/* How many threads render: $KUNAI_GEN_THREADS, else one per CPU (at most 8)
+ * for a campaign large enough to gain from them. */
+static size_t
+n_workers(size_t runs)
+{
+	const char *env = getenv("KUNAI_GEN_THREADS");
+	long n = env && *env ? strtol(env, NULL, 10) : 0;
+
+	if (n <= 0) {
+		n = runs >= 4096 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+		if (n > 8)
+			n = 8;
+	}
+	if (n > 64)
+		n = 64;
+	if ((size_t)n > runs)
+		n = (long)runs;
+	return n > 1 ? (size_t)n : 1;
+}
+
+/* Renders every run, in parallel when it pays: each thread takes a
+ * contiguous share of the runs (so each run dir is made by one thread), and
+ * their manifest lines are joined in run order, so the output is the same
+ * bytes whatever the number of threads. */
+static bool
+render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct sink *out, struct worker **ws,
+           size_t *n_ws)
+{
+	size_t n = n_workers(rl->len), i, started;
+	struct worker *w;
+	bool ok = true;
+
+	if (n == 1)
+		return render(a, c, rl, 0, rl->len, out);
+	w = xcalloc(n, sizeof(*w));
+	*ws = w;
+	*n_ws = n;
+	for (i = 0, started = 0; i < n; i++) {
+		w[i].c = c;
+		w[i].rl = rl;
+		w[i].from = rl->len * i / n;
+		w[i].to = rl->len * (i + 1) / n;
+		w[i].sink.root = out->root;
+		w[i].sink.mf = out->mf;
+		w[i].sink.ok = true;
+		if (pthread_create(&w[i].thread, NULL, work, &w[i]) != 0) {
+			warn("pthread_create: cannot start a rendering thread");
+			ok = false;
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(w[i].thread, NULL);
+		ok = ok && w[i].ok;
+		buf_push(&out->mf_out, w[i].sink.mf_out.data, w[i].sink.mf_out.len);
+		buf_free(&w[i].sink.mf_out);
+		buf_free(&w[i].sink.path);
+		buf_free(&w[i].sink.dir);
+	}
+	return ok;
+}
+
 /* Expands the hooks once (for the first run) so that their errors, e.g. an
  * empty sweep in a hook test, are found before anything is written. */
 static bool
@@ -317,7 +404,10 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	struct gen_opts o = {0};
 	struct campaign *c;
 	struct runlist rl = {0};
-	struct sink sink = {.mf.rootfd = -1, .ok = true};
+	struct sink sink = {.ok = true};
+	struct manifest mf = {.rootfd = -1};
+	struct worker *ws = NULL;
+	size_t n_ws = 0, i;
 	struct buf b = {0}, dd = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
 	const char *out_dir, **rargv;
@@ -353,8 +443,9 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	rargc = regen_args(&a, &o, out_dir, &rargv);
 	/* nothing can fail from here on but I/O: write the runs, then the graph */
 	sink.root = out_dir;
-	manifest_load(&sink.mf, out_dir);
-	if (!render(&a, c, &rl, &sink))
+	manifest_load(&mf, out_dir);
+	sink.mf = &mf;
+	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws))
 		goto done;
 	if (!json_campaign(c, &rl, &b))
 		goto done;
@@ -368,7 +459,9 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		goto done;
 	/* last: a gen that failed before this point leaves the old manifest,
 	 * whose stats no longer match what it rewrote */
-	if (!manifest_save(&sink.mf, out_dir))
+	mf.out = sink.mf_out;
+	sink.mf_out = (struct buf){0};
+	if (!manifest_save(&mf, out_dir))
 		goto done;
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
 	if (dir_out)
@@ -396,7 +489,11 @@ done:
 	buf_free(&dd);
 	buf_free(&sink.path);
 	buf_free(&sink.dir);
-	manifest_free(&sink.mf);
+	buf_free(&sink.mf_out);
+	manifest_free(&mf);
+	for (i = 0; i < n_ws; i++)
+		arena_free(&ws[i].arena);
+	free(ws);
 	arena_free(&a);
 	return rc;
 }

@@ -145,7 +145,7 @@ put_u64(struct buf *b, uint64_t v)
 }
 
 static void
-add(struct manifest *m, const char *rel, uint64_t hash, const struct stat *st)
+add(struct buf *out, const char *rel, uint64_t hash, const struct stat *st)
 {
 	static const char hex[] = "0123456789abcdef";
 	char h[17];
@@ -154,17 +154,17 @@ add(struct manifest *m, const char *rel, uint64_t hash, const struct stat *st)
 	for (i = 15; i >= 0; i--, hash >>= 4)
 		h[i] = hex[hash & 15];
 	h[16] = ' ';
-	buf_push(&m->out, h, sizeof(h));
-	put_u64(&m->out, (uint64_t)st->st_size);
-	put_u64(&m->out, (uint64_t)ns(st->st_mtim));
-	put_u64(&m->out, (uint64_t)ns(st->st_ctim));
-	put_u64(&m->out, (uint64_t)st->st_ino);
-	buf_puts(&m->out, rel);
-	buf_putc(&m->out, '\n');
+	buf_push(out, h, sizeof(h));
+	put_u64(out, (uint64_t)st->st_size);
+	put_u64(out, (uint64_t)ns(st->st_mtim));
+	put_u64(out, (uint64_t)ns(st->st_ctim));
+	put_u64(out, (uint64_t)st->st_ino);
+	buf_puts(out, rel);
+	buf_putc(out, '\n');
 }
 
 bool
-manifest_unchanged(struct manifest *m, const char *rel, const char *path, uint64_t hash, size_t len)
+manifest_unchanged(const struct manifest *m, struct buf *out, const char *rel, uint64_t hash, size_t len)
 {
 	const struct mf_entry *e = find(m, rel);
 	struct stat st;
@@ -172,23 +172,23 @@ manifest_unchanged(struct manifest *m, const char *rel, const char *path, uint64
 	if (!e || e->hash != hash || e->size != len || e->mtime_ns >= m->written_ns ||
 	    e->ctime_ns >= m->written_ns)
 		return false;
-	(void)path;
 	if (fstatat(m->rootfd, rel, &st, 0) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != e->size ||
 	    ns(st.st_mtim) != e->mtime_ns || ns(st.st_ctim) != e->ctime_ns || (uint64_t)st.st_ino != e->ino)
 		return false;
-	add(m, rel, hash, &st);
+	add(out, rel, hash, &st);
 	return true;
 }
 
 void
-manifest_record(struct manifest *m, const char *rel, const char *path, uint64_t hash, size_t len)
+manifest_record(const struct manifest *m, struct buf *out, const char *rel, const char *path, uint64_t hash,
+                size_t len)
 {
 	struct stat st;
 
 	/* a file that cannot be stat'ed is left out: next time it is read */
 	if ((m->rootfd >= 0 ? fstatat(m->rootfd, rel, &st, 0) : stat(path, &st)) == 0 &&
 	    (uint64_t)st.st_size == len)
-		add(m, rel, hash, &st);
+		add(out, rel, hash, &st);
 }
 
 bool

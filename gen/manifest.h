@@ -22,6 +22,9 @@ struct manifest {
 	int rootfd;             /* the build dir, for stats relative to it; -1 if none */
 	struct buf out;         /* the new manifest */
 };
+/* The old part is only read after manifest_load, so threads that render
+ * parts of the campaign share it, each recording into a buffer of its own
+ * (appended to out in order). */
 
 /* A 64-bit hash of n bytes (not cryptographic: a file's size must match too). */
 uint64_t manifest_hash(const void *p, size_t n);
@@ -32,11 +35,12 @@ void manifest_load(struct manifest *m, const char *root);
 /* Whether file (rel, in the build dir, at path) holds len bytes of this hash
  * as gen left it: the old manifest says so and its stat is the recorded one
  * (size, mtime, ctime, inode; a stat as new as the old manifest itself is
- * not trusted). Then it is recorded in the new manifest too. */
-bool manifest_unchanged(struct manifest *m, const char *rel, const char *path, uint64_t hash, size_t len);
+ * not trusted). Then it is recorded in out (for the new manifest) too. */
+bool manifest_unchanged(const struct manifest *m, struct buf *out, const char *rel, uint64_t hash, size_t len);
 
 /* Records a file just written (or found equal by reading it) with its stat. */
-void manifest_record(struct manifest *m, const char *rel, const char *path, uint64_t hash, size_t len);
+void manifest_record(const struct manifest *m, struct buf *out, const char *rel, const char *path, uint64_t hash,
+                     size_t len);
 
 /* Writes the new manifest to root/.kunai/manifest (tmp + rename); false
  * after reporting. */

@@ -99,6 +99,25 @@ gen() { # gen OUT [extra args]: gen the small campaign from $W/c
 	diff -r -x local.ninja -x kunai.json -x .kunai "$W/x" "$W/y"
 }
 
+@test "rendering in threads writes the same bytes as one thread, hooks and manifest included" {
+	for n in 1 3; do
+		KUNAI_GEN_THREADS=$n "$KUNAI" gen --system-config "$CONF/system/example_slurm_cluster.toml" \
+			--tests-dir "$CONF/test" --test-scenario "$CONF/test_scenario/nccl_test.toml" \
+			--hook-dir "$CONF/hook" -o "$W/t$n" >/dev/null
+		# path and size of every file, in the manifest's order
+		cut -d' ' -f2,6- "$W/t$n/.kunai/manifest" >"$W/m$n"
+	done
+	diff -r -x local.ninja -x .kunai "$W/t1" "$W/t3"
+	diff "$W/m1" "$W/m3"
+	[ "$(wc -l <"$W/m1")" -eq "$(find "$W/t1" -type f -not -path '*/.kunai/*' | wc -l)" ]
+	# and a regeneration by another number of threads rewrites nothing
+	find "$W/t3" -type f -not -path '*/.kunai/*' -exec touch -d '2001-01-01 00:00:00' {} +
+	KUNAI_GEN_THREADS=2 "$KUNAI" gen --system-config "$CONF/system/example_slurm_cluster.toml" \
+		--tests-dir "$CONF/test" --test-scenario "$CONF/test_scenario/nccl_test.toml" \
+		--hook-dir "$CONF/hook" -o "$W/t3" >/dev/null
+	[ -z "$(find "$W/t3" -type f -newermt '2001-01-02' -not -path '*/.kunai/*')" ]
+}
+
 @test "a second gen rewrites nothing: every mtime is kept" {
 	gen "$W/out" >/dev/null
 	find "$W/out" -type f -exec touch -d '2001-01-01 00:00:00' {} +
