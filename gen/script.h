@@ -26,7 +26,8 @@ bool script_standalone(struct arena *a, const struct run *r, const struct hooks 
  * escaped for the double quotes; names that are no shell name left out). */
 void script_env(const struct run *r, struct buf *out);
 
-/* Shared by the writers (defined in script_slurm.c). */
+/* Shared by the writers (defined in script.c, but script_test_command in
+ * script_slurm.c). */
 
 /* Appends the #KUNAI line: the options `kunai job` reads from the script
  * (--workload, --time-limit, --after-start DIR:DELAY, --stop-with ID,
