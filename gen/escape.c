@@ -124,8 +124,6 @@ sh_split(struct arena *a, const char *s, char ***words)
 		if (!*s || *s == '\n')
 			break;
 		w.len = 0;
-		buf_putc(&w, '\0'); /* an empty word ('') is still a word */
-		w.len = 0;
 		while (*s && *s != ' ' && *s != '\t' && *s != '\n') {
 			char q = *s++;
 			if (q == '\'') {
@@ -147,7 +145,7 @@ sh_split(struct arena *a, const char *s, char ***words)
 				buf_putc(&w, q);
 		}
 		v = arena_grow(a, v, (size_t)n, (size_t)n + 2, sizeof(*v));
-		v[n++] = arena_strndup(a, w.data, w.len);
+		v[n++] = arena_strndup(a, buf_str(&w), w.len); /* '' is a word too */
 	}
 	if (!v)
 		v = arena_alloc(a, sizeof(*v));

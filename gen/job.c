@@ -35,6 +35,13 @@ job_path(struct job *j, struct buf *b, const char *name)
 	return b->data;
 }
 
+/* The run's script in its dir, as gen names it for the scheduler. */
+static const char *
+script_name(const struct job *j)
+{
+	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : "run.sh";
+}
+
 /* ---- command line ------------------------------------------------------------ */
 
 static int
@@ -146,7 +153,7 @@ script_options(struct job *j, struct buf *words)
 	bool ok = true;
 	int line = 1;
 
-	if (!job_slurp(job_path(j, &p, j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : "run.sh"), &text)) {
+	if (!job_slurp(job_path(j, &p, script_name(j)), &text)) {
 		buf_free(&p);
 		return true;
 	}
@@ -538,7 +545,7 @@ passed_already(struct job *j)
 	yes = j->have_info && j->info.outcome && strcmp(j->info.outcome, "passed") == 0 && j->info.collected &&
 	      j->info.command && strcmp(j->info.command, j->command) == 0 &&
 	      stat(job_path(j, &p, "kunai.stamp"), &stamp) == 0 &&
-	      stat(job_path(j, &p, j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : "run.sh"), &script) == 0 &&
+	      stat(job_path(j, &p, script_name(j)), &script) == 0 &&
 	      (stamp.st_mtim.tv_sec > script.st_mtim.tv_sec ||
 	       (stamp.st_mtim.tv_sec == script.st_mtim.tv_sec && stamp.st_mtim.tv_nsec >= script.st_mtim.tv_nsec)) &&
 	      (!j->start_only || job_exists(job_path(j, &p, "kunai.started")));
