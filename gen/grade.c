@@ -326,6 +326,20 @@ done:
 	buf_free(&why);
 }
 
+bool
+grade_write(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
+            const char *target, struct run_report *out)
+{
+	struct buf b = {0};
+	bool ok;
+
+	grade_run(a, root, p, r, true, out);
+	json_write_report(out, &b);
+	ok = write_file_atomic(target, b.data, b.len);
+	buf_free(&b);
+	return ok;
+}
+
 static int
 grade_usage(const char *msg)
 {
@@ -429,9 +443,7 @@ cmd_grade(int argc, char **argv)
 		p.tests = &one;
 		p.n_tests = 1;
 	}
-	grade_run(&a, ".", &p, r, true, &rep);
-	json_write_report(&rep, &out);
-	if (write_file_atomic(target, out.data, out.len))
+	if (grade_write(&a, ".", &p, r, target, &rep))
 		rc = 0;
 done:
 	buf_free(&out);

@@ -132,33 +132,27 @@ newer(struct timespec rep, const char *path, bool required)
 }
 
 /* The run's report.json when it is newer than everything it was graded
- * from (job.json, stdout.txt, kunai.json with its thresholds); otherwise
- * the run is graded here, and its report.json written. */
+ * from (job.json, stdout.txt, and kunai.json with its thresholds, whose
+ * mtime is plan_t, NULL when unknown); otherwise the run is graded here,
+ * and its report.json written. */
 static bool
 collect(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
-        struct run_report *out)
+        const struct timespec *plan_t, struct run_report *out)
 {
 	struct buf rep = {0}, path = {0}, why = {0};
 	struct timespec t;
 	bool fresh, ok = true;
 
 	buf_printf(&rep, "%s/%s/report.json", root, r->dir);
-	fresh = mtime(rep.data, &t);
-	buf_printf(&path, "%s/kunai.json", root);
-	fresh = fresh && newer(t, path.data, true);
-	path.len = 0;
+	fresh = plan_t && mtime(rep.data, &t) && !older(t, *plan_t);
 	buf_printf(&path, "%s/%s/job.json", root, r->dir);
 	fresh = fresh && newer(t, path.data, true);
 	path.len = 0;
 	buf_printf(&path, "%s/%s/stdout.txt", root, r->dir);
 	fresh = fresh && newer(t, path.data, false);
 	if (!fresh || !json_load_report(a, rep.data, out, &why) || strcmp(out->dir, r->dir) != 0 ||
-	    strcmp(out->id, r->id) != 0) {
-		grade_run(a, root, p, r, true, out);
-		path.len = 0;
-		json_write_report(out, &path);
-		ok = write_file_atomic(rep.data, path.data, path.len);
-	}
+	    strcmp(out->id, r->id) != 0)
+		ok = grade_write(a, root, p, r, rep.data, out);
 	buf_free(&rep);
 	buf_free(&path);
 	buf_free(&why);
@@ -252,7 +246,8 @@ cmd_report(int argc, char **argv)
 	struct summary s = {0};
 	struct buf b = {0};
 	const char *root = NULL;
-	bool check = false, ok;
+	struct timespec plan_t;
+	bool check = false, ok, plan_known;
 	size_t i;
 	int rc = 1;
 
@@ -270,6 +265,7 @@ cmd_report(int argc, char **argv)
 		return report_usage("%s", "missing BUILD_DIR");
 	buf_printf(&b, "%s/kunai.json", root);
 	ok = json_load_plan(&a, b.data, &p);
+	plan_known = ok && mtime(b.data, &plan_t);
 	b.len = 0;
 	if (!ok)
 		goto done;
@@ -277,7 +273,7 @@ cmd_report(int argc, char **argv)
 	s.n_runs = p.n_runs;
 	s.runs = arena_alloc(&a, (p.n_runs + 1) * sizeof(*s.runs));
 	for (i = 0; i < p.n_runs; i++)
-		ok = collect(&a, root, &p, &p.runs[i], &s.runs[i]) && ok;
+		ok = collect(&a, root, &p, &p.runs[i], plan_known ? &plan_t : NULL, &s.runs[i]) && ok;
 	report_mark_skipped(&a, &p, s.runs);
 	for (i = 0; i < p.n_runs; i++)
 		s.counts[s.runs[i].outcome]++;

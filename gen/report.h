@@ -140,6 +140,10 @@ bool json_load_summary(struct arena *a, const char *path, struct summary *s);
  * becomes the outcome and its reason. */
 void grade_run(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
                bool check_output, struct run_report *out);
+/* grade_run with the check, then writes the report to target (the run's
+ * report.json). Returns false after reporting a write error. */
+bool grade_write(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
+                 const char *target, struct run_report *out);
 /* Parses an ISO 8601 UTC time ("2024-05-01T12:00:00Z", fractions and
  * +hh:mm offsets allowed) into seconds since the epoch. Returns false when s
  * is not one. */
