@@ -2,6 +2,7 @@
  * write the build dir. Everything is built in memory first so that a failed
  * gen leaves the previous build dir as it was. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -48,9 +49,12 @@ static void
 emit(struct sink *s, const char *rel, struct buf *content)
 {
 	const char *slash = strrchr(rel, '/');
-	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len;
+	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len, rlen;
 	const char *data = content->data ? content->data : "";
+	/* paths relative to the open build dir: no lookup of its own path */
+	int at = s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
 	uint64_t hash;
+	struct stat st;
 
 	content->len = 0;
 	if (!s->root || !s->ok)
@@ -58,27 +62,32 @@ emit(struct sink *s, const char *rel, struct buf *content)
 	hash = manifest_hash(data, len);
 	s->path.len = 0;
 	buf_printf(&s->path, "%s/%s", s->root, rel);
+	rlen = s->path.len - strlen(rel);
 	if (manifest_unchanged(s->mf, &s->mf_out, rel, hash, len))
 		return;
 	if (!slash) {
 		s->fresh = false;
 	} else {
-		size_t plen = strlen(s->root) + 1 + dlen;
+		size_t plen = rlen + dlen;
 		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
 			s->dir.len = 0;
 			buf_push(&s->dir, s->path.data, plen);
-			if (!make_dir(s->dir.data, &s->fresh)) {
+			if (!make_dir_at(at, at == AT_FDCWD ? s->dir.data : s->dir.data + rlen, s->dir.data,
+			                 &s->fresh)) {
 				s->ok = false;
 				return;
 			}
 		}
 	}
-	if (s->fresh)
-		s->ok = write_file_new(s->path.data, data, len);
-	else
+	if (s->fresh) {
+		s->ok = write_file_new_at(at, at == AT_FDCWD ? s->path.data : rel, s->path.data, data, len, &st);
+		if (s->ok)
+			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
+	} else {
 		s->ok = write_file_atomic(s->path.data, data, len);
-	if (s->ok)
-		manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len);
+		if (s->ok)
+			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, NULL);
+	}
 }
 
 static const char *
@@ -413,6 +422,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	const char *out_dir, **rargv;
 	size_t rargc;
 	ssize_t n;
+	bool made;
 	int rc;
 
 	if ((rc = parse_opts(&a, argc, argv, &o)) != 0)
@@ -443,6 +453,9 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	rargc = regen_args(&a, &o, out_dir, &rargv);
 	/* nothing can fail from here on but I/O: write the runs, then the graph */
 	sink.root = out_dir;
+	/* the build dir first, so that everything in it is made relative to it */
+	if (!make_dir(out_dir, &made))
+		goto done;
 	manifest_load(&mf, out_dir);
 	sink.mf = &mf;
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws))

@@ -181,14 +181,18 @@ manifest_unchanged(const struct manifest *m, struct buf *out, const char *rel, u
 
 void
 manifest_record(const struct manifest *m, struct buf *out, const char *rel, const char *path, uint64_t hash,
-                size_t len)
+                size_t len, const struct stat *known)
 {
 	struct stat st;
 
 	/* a file that cannot be stat'ed is left out: next time it is read */
-	if ((m->rootfd >= 0 ? fstatat(m->rootfd, rel, &st, 0) : stat(path, &st)) == 0 &&
-	    (uint64_t)st.st_size == len)
+	if (known) {
+		if (known->st_size >= 0 && (uint64_t)known->st_size == len)
+			add(out, rel, hash, known);
+	} else if ((m->rootfd >= 0 ? fstatat(m->rootfd, rel, &st, 0) : stat(path, &st)) == 0 &&
+	           (uint64_t)st.st_size == len) {
 		add(out, rel, hash, &st);
+	}
 }
 
 bool

@@ -38,9 +38,11 @@ void manifest_load(struct manifest *m, const char *root);
  * not trusted). Then it is recorded in out (for the new manifest) too. */
 bool manifest_unchanged(const struct manifest *m, struct buf *out, const char *rel, uint64_t hash, size_t len);
 
-/* Records a file just written (or found equal by reading it) with its stat. */
+/* Records a file just written (or found equal by reading it) with its stat:
+ * known, when the writer has it (st_size -1: none), else one taken here. */
+struct stat;
 void manifest_record(const struct manifest *m, struct buf *out, const char *rel, const char *path, uint64_t hash,
-                     size_t len);
+                     size_t len, const struct stat *known);
 
 /* Writes the new manifest to root/.kunai/manifest (tmp + rename); false
  * after reporting. */

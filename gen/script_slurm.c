@@ -315,15 +315,19 @@ bash_c(struct buf *out, const struct run *r, const struct where *d)
 	buf_free(&inner);
 }
 
-/* The full command line of run r (main or hook), without a newline. */
+/* The full command line of run r (main or hook), without a newline;
+ * prefix, if not NULL, is r's srun prefix for d, made already. */
 static void
-run_line(struct buf *out, const struct run *r, const struct where *d)
+run_line(struct buf *out, const struct run *r, const struct where *d, const struct buf *prefix)
 {
 	struct word w = {0};
 
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
 	if (!r->def->wl->in_batch) {
-		srun_prefix(out, r, d);
+		if (prefix)
+			buf_push(out, prefix->data, prefix->len);
+		else
+			srun_prefix(out, r, d);
 		buf_putc(out, ' ');
 	}
 	bash_c(out, r, d);
@@ -454,21 +458,22 @@ directives(struct buf *out, const struct run *r)
 	return ok;
 }
 
-/* The metadata and mapping sruns (CloudAI's prefix, outside any hook). */
+/* The metadata and mapping sruns (CloudAI's prefix, outside any hook:
+ * prefix). */
 static void
-probes(struct buf *out, const struct run *r)
+probes(struct buf *out, const struct run *r, const struct buf *prefix)
 {
 	static const struct where here = {NULL, NULL};
 	struct word w = {0};
 
-	srun_prefix(out, r, &here);
+	buf_push(out, prefix->data, prefix->len);
 	w_file(&w, &here, "mapping-stdout.txt");
 	w_emit(out, "--output=", &w);
 	w_file(&w, &here, "mapping-stderr.txt");
 	w_emit(out, "--error=", &w);
 	buf_puts(out, " bash -c \"echo \\$(date): \\$(hostname):node \\${SLURM_NODEID}:rank \\${SLURM_PROCID}.\"\n\n");
 
-	srun_prefix(out, r, &here);
+	buf_push(out, prefix->data, prefix->len);
 	buf_printf(out, " --ntasks=%zu --ntasks-per-node=1", r->nodes.len ? r->nodes.len : (size_t)r->num_nodes);
 	w_file(&w, &here, "metadata/node-%N.toml");
 	w_emit(out, "--output=", &w);
@@ -488,8 +493,9 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	const struct runlist *pre = h ? h->pre : NULL, *post = h ? h->post : NULL;
 	size_t npre = pre ? pre->len : 0, npost = post ? post->len : 0, i;
 	const char *indent = npre ? "    " : "";
+	static const struct where here = {NULL, NULL};
 	struct word w = {0};
-	struct buf file = {0};
+	struct buf file = {0}, prefix = {0};
 	bool ok = true;
 
 	(void)a;
@@ -526,12 +532,14 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	buf_puts(out, "\nexport SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)\n");
 	ok &= script_env_ok(r, h);
 	script_env_exports(out, r);
-	probes(out, r);
+	/* the same srun prefix starts the probes and the test's own srun */
+	srun_prefix(&prefix, r, &here);
+	probes(out, r, &prefix);
 
 	if (npre) {
 		for (i = 0; i < npre; i++) {
 			struct where d = {"pre_test", pre->items[i].def->name};
-			run_line(out, &pre->items[i], &d);
+			run_line(out, &pre->items[i], &d, NULL);
 			buf_printf(out, "\nSUCCESS_%zu=$( ", i);
 			w_file(&w, &d, "stdout.txt");
 			w_emit(&file, "", &w); /* " <word>": the check takes the word */
@@ -545,15 +553,12 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 		buf_puts(out, " echo 1 || echo 0 )\nKUNAI_RC=1\nif [ $PRE_TEST_SUCCESS -eq 1 ]; then\n");
 	}
 	buf_puts(out, indent);
-	{
-		static const struct where here = {NULL, NULL};
-		run_line(out, r, &here);
-	}
+	run_line(out, r, &here, &prefix);
 	buf_printf(out, "\n%sKUNAI_RC=$?\n", indent);
 	for (i = 0; i < npost; i++) {
 		struct where d = {"post_test", post->items[i].def->name};
 		buf_puts(out, indent);
-		run_line(out, &post->items[i], &d);
+		run_line(out, &post->items[i], &d, NULL);
 		buf_putc(out, '\n');
 	}
 	if (npre)
@@ -561,5 +566,6 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	buf_puts(out, "exit $KUNAI_RC\n");
 	w_free(&w);
 	buf_free(&file);
+	buf_free(&prefix);
 	return ok;
 }

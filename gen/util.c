@@ -370,11 +370,17 @@ make_parents(const char *path)
 bool
 make_dir(const char *dir, bool *made)
 {
+	return make_dir_at(AT_FDCWD, dir, dir, made);
+}
+
+bool
+make_dir_at(int dirfd, const char *rel, const char *dir, bool *made)
+{
 	struct buf p = {0};
 	bool ok;
 
 	*made = false;
-	if (mkdir(dir, 0777) == 0) {
+	if (mkdirat(dirfd, rel, 0777) == 0) {
 		*made = true;
 		return true;
 	}
@@ -395,14 +401,27 @@ make_dir(const char *dir, bool *made)
 bool
 write_file_new(const char *path, const void *data, size_t len)
 {
+	return write_file_new_at(AT_FDCWD, path, path, data, len, NULL);
+}
+
+bool
+write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st)
+{
 	const char *s = data;
 	size_t left = len;
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return errno == EEXIST ? write_file_atomic(path, data, len) : (warn("open %s:", path), false);
+	fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		if (errno != EEXIST)
+			return warn("open %s:", path), false;
+		if (!write_file_atomic(path, data, len))
+			return false;
+		if (st && fstatat(dirfd, rel, st, 0) != 0)
+			st->st_size = -1; /* no stat: the caller records nothing */
+		return true;
+	}
 	for (; left; left -= (size_t)n, s += n) {
 		n = write(fd, s, left);
 		if (n < 0 && errno == EINTR) {
@@ -412,9 +431,12 @@ write_file_new(const char *path, const void *data, size_t len)
 		if (n <= 0)
 			break;
 	}
+	/* the stat of the written file, from its fd: no second path lookup */
+	if (st && fstat(fd, st) != 0)
+		st->st_size = -1;
 	if (close(fd) != 0 || left) {
 		warn("write %s:", path);
-		unlink(path);
+		unlinkat(dirfd, rel, 0);
 		return false;
 	}
 	return true;

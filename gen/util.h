@@ -70,8 +70,15 @@ bool write_file_atomic(const char *path, const void *data, size_t len);
  * temporary, no comparison; write_file_atomic when it exists after all. A
  * failed write removes it. */
 bool write_file_new(const char *path, const void *data, size_t len);
+/* write_file_new of rel under the directory dirfd (path names it in
+ * messages); *st (if not NULL) gets the file's stat, st_size -1 if none. */
+struct stat;
+bool write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
+                       struct stat *st);
 /* Makes dir and any missing parent; *made tells whether dir is new (so
  * every file in it is new too). Returns false after reporting. */
 bool make_dir(const char *dir, bool *made);
+/* make_dir of rel under dirfd (dir is the same directory by its path). */
+bool make_dir_at(int dirfd, const char *rel, const char *dir, bool *made);
 
 #endif
