@@ -24,7 +24,8 @@ setup_file() {
 	export CONF_PLAIN=${out##*SLURM_CONF=}
 	export CONF_ACCT=
 	if command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null; then
-		out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$((port + 4)) "$SHARED/slurm/start" --accounting \
+		export ACCT_PORT=$((port + 4))
+		out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$ACCT_PORT "$SHARED/slurm/start" --accounting \
 			"$SLURM_ACCT" 2>&1) || { echo "slurm/start --accounting: $out" >&3; return 1; }
 		CONF_ACCT=${out##*SLURM_CONF=}
 	fi
@@ -185,9 +186,11 @@ test_name = "long"
   id = "a"'
 	gen "$C" "$B"
 	PATH="$W/bin:$PATH" run "$NINJA" -C "$B" -j 16 -k 0 run
-	[ "$status" -ne 0 ]
-	[[ "$output" == *"kunai: n/0: failed (workload check: '# Out of bounds values' not in stdout.txt)"* ]]
-	[[ "$output" == *"kunai: f/0: failed (FAILED: exit code 3)"* ]]
+	[ "$status" -ne 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"kunai: n/0: failed (workload check: '# Out of bounds values' not in stdout.txt)"* ]] ||
+		{ echo "$output"; false; }
+	[[ "$output" == *"kunai: f/0: failed (FAILED: exit code 3)"* ]] ||
+		{ echo "$output"; cat "$B/f/0/job.json" "$B/.kunai/poll.state"; ls -R "$B/f"; false; }
 	[ "$(jf "$B/a/0/job.json" state)" = COMPLETED ]
 	[ "$(jf "$B/a/0/job.json" outcome)" = passed ]
 	[ "$(jf "$B/a/0/job.json" scheduler)" = slurm ]
@@ -351,6 +354,37 @@ test_name = "count"'
 	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = node-fail ]
 	[ "$(wc -l <"$B/count")" -eq 2 ]
 	[ "$(sacct -X -n -P -j "$(jf "$B/x/0/attempt-1/job.json" job_id)" -o State)" = NODE_FAIL ]
+}
+
+@test "accounting: the scheduler gone after the job's exit record: the record is the result, no endless wait" {
+	use acct
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	gen "$C" "$B"
+	KUNAI_TRUST_RECORD=4 ninja_bg
+	# the command itself runs (the probes' sruns are done): slurmctld and
+	# slurmdbd stop while it goes on, so nobody can confirm its end
+	wait_for "$B/count"
+	kill "$(cat "$SLURM_ACCT/run/slurmctld.pid")" "$(cat "$SLURM_ACCT/run/slurmdbd.pid")"
+	wait_for "$B/x/0/kunai.exit"
+	local i ended=no
+	for i in $(seq 120); do
+		kill -0 "$NPID" 2>/dev/null || { ended=yes; break; }
+		sleep 0.25
+	done
+	# back for the tests after this one (a waiter still waiting then sees the end)
+	SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$ACCT_PORT "$SHARED/slurm/start" --accounting "$SLURM_ACCT" >/dev/null
+	status=0; wait "$NPID" || status=$?
+	[ $ended = yes ] || { echo "still waiting 30 s after the exit record"; cat "$W/ninja.log"; false; }
+	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }
+	grep -q "x/0: job [0-9]* wrote its exit record [0-9]* s ago and the scheduler has not confirmed its end; taking the record" \
+		"$W/ninja.log"
+	[ "$(jf "$B/x/0/job.json" state)" = COMPLETED ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	[ -f "$B/x/0/kunai.stamp" ]
 }
 
 @test "the slow case: a job past its 1-minute limit is outcome timeout (Slurm's TIMEOUT)" {
