@@ -5,8 +5,9 @@
 # graph of the same files: one edge per run from its script to its stamp, the
 # least any build of these runs must parse and stat. Both share the build
 # dir's .ninja_log (their commands are the same `touch $out`), so each no-op
-# is measured on an up-to-date graph. No-op times are the best of 7 (the least
-# disturbed by other load; medians on a shared machine move by 30%).
+# is measured on an up-to-date graph. No-op times are the best of 7, kunai's
+# and the bare graph's taken in turns (the least disturbed by other load;
+# medians on a shared machine move by 30%).
 # usage: tests/bench/genbench.sh KUNAI MEASURE [SIZES...]
 #   MEASURE: tests/bench/measure (wall time and peak RSS of a command)
 # TMPDIR chooses the file system (first gens are bound by file creation).
@@ -43,11 +44,17 @@ T
 printf 'rule report\n  command = true\n' >"$tmp/rules/common.ninja"
 printf 'rule run\n  command = touch $out\n  pool = jobs\n' >"$tmp/rules/slurm.ninja"
 
-# best of 7 wall times (seconds) of a command, from MEASURE
-best7() {
+# wall time (seconds) of a command, from MEASURE
+wall() {
+	"$measure" "$@" 2>&1 >/dev/null | tail -n 1 | cut -d' ' -f1
+}
+
+# best of 7 no-op times of the kunai graph and of the bare one, taken in
+# turns so that both see the same load and the same state of the page cache
+noops() {
 	for i in 1 2 3 4 5 6 7; do
-		"$measure" "$@" 2>&1 >/dev/null | tail -n 1 | cut -d' ' -f1
-	done | sort -n | sed -n 1p
+		echo "$(wall ninja -C "$1" run) $(wall ninja -C "$1" -f bare.ninja)"
+	done | awk 'NR == 1 || $1 < a { a = $1 } NR == 1 || $2 < b { b = $2 } END { print a, b }'
 }
 
 printf '%8s %12s %12s %14s %14s %10s %10s %7s\n' runs 'first gen' 'peak RSS' 'regenerate' 'peak RSS' 'no-op run' 'bare' 'vs bare'
@@ -76,9 +83,9 @@ for n in $sizes; do
 	} >"$out/bare.ninja"
 	ninja -C "$out" -j 32 run >/dev/null || exit 1
 	ninja -C "$out" -f bare.ninja >/dev/null || exit 1
-	noop=$(best7 ninja -C "$out" run)
-	bare=$(best7 ninja -C "$out" -f bare.ninja)
-	echo "$n $first $regen $noop $bare" | awk '{
+	# the first runs wrote every stamp: let writeback finish before timing stats
+	sync
+	echo "$n $first $regen $(noops "$out")" | awk '{
 		printf "%8d %10.3f s %9.1f MB %12.3f s %11.1f MB %8.3f s %8.3f s %+6.0f%%\n",
 			$1, $2, $3 / 1024, $4, $5 / 1024, $6, $7, ($6 / $7 - 1) * 100
 	}'
