@@ -79,7 +79,10 @@ static const struct command commands[] = {
 	 "                          N times (default 2, or $KUNAI_MAX_RETRIES), the\n"
 	 "                          first after 5 s ($KUNAI_RETRY_DELAY), then doubling\n"
 	 "  --poll-max SEC          slurm: longest interval between the batched\n"
-	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n"},
+	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n\n"
+	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
+	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
+	 "as the job's end, with a warning, rather than waited on forever.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
 	{"report", cmd_report, "report BUILD_DIR [--check]",
