@@ -345,20 +345,21 @@ n_workers(size_t runs)
 	return n > 1 ? (size_t)n : 1;
 }
 
-/* Renders every run, in parallel when it pays: each thread takes a
- * contiguous share of the runs (so each run dir is made by one thread), and
- * their manifest lines are joined in run order, so the output is the same
- * bytes whatever the number of threads. */
+/* Renders every run and kunai.json (into json), in parallel when it pays:
+ * each thread takes a contiguous share of the runs (so each run dir is made
+ * by one thread) while this one writes kunai.json, which reads nothing the
+ * threads change; their manifest lines are joined in run order, so the
+ * output is the same bytes whatever the number of threads. */
 static bool
 render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct sink *out, struct worker **ws,
-           size_t *n_ws)
+           size_t *n_ws, struct buf *json)
 {
 	size_t n = n_workers(rl->len), i, started;
 	struct worker *w;
 	bool ok = true;
 
 	if (n == 1)
-		return render(a, c, rl, 0, rl->len, out);
+		return render(a, c, rl, 0, rl->len, out) && json_campaign(c, rl, json);
 	w = xcalloc(n, sizeof(*w));
 	*ws = w;
 	*n_ws = n;
@@ -377,6 +378,8 @@ render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct
 		}
 		started++;
 	}
+	if (ok && !json_campaign(c, rl, json))
+		ok = false;
 	for (i = 0; i < started; i++) {
 		pthread_join(w[i].thread, NULL);
 		ok = ok && w[i].ok;
@@ -458,9 +461,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		goto done;
 	manifest_load(&mf, out_dir);
 	sink.mf = &mf;
-	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws))
-		goto done;
-	if (!json_campaign(c, &rl, &b))
+	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
 		goto done;
 	emit(&sink, "kunai.json", &b);
 	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : join(&a, kunai_datadir(&dd), "rules"), cwd,
