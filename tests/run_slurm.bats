@@ -128,6 +128,17 @@ wait_for() {
 	done
 }
 
+# one run, x/0, of the count test on the accounting cluster, generated
+one_count_run() {
+	use acct
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	gen "$C" "$B"
+}
+
 ninja_bg() {
 	"$NINJA" -C "$B" -j 16 -k 0 run >"$W/ninja.log" 2>&1 3>&- &
 	NPID=$!
@@ -332,13 +343,7 @@ test_name = "count"'
 }
 
 @test "accounting: a node failure is retried (attempt 2), the first attempt kept as node-fail" {
-	use acct
-	scenario "$C" '
-name = "o"
-[[Tests]]
-id = "x"
-test_name = "count"'
-	gen "$C" "$B"
+	one_count_run
 	KUNAI_RETRY_DELAY=1 ninja_bg
 	wait_for "$B/count"
 	node=$(sinfo -h -o %N | head -n 1)
@@ -357,13 +362,7 @@ test_name = "count"'
 }
 
 @test "accounting: the scheduler gone after the job's exit record: the record is the result, no endless wait" {
-	use acct
-	scenario "$C" '
-name = "o"
-[[Tests]]
-id = "x"
-test_name = "count"'
-	gen "$C" "$B"
+	one_count_run
 	KUNAI_TRUST_RECORD=4 ninja_bg
 	# the command itself runs (the probes' sruns are done): slurmctld and
 	# slurmdbd stop while it goes on, so nobody can confirm its end
