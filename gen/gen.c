@@ -431,6 +431,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	const char *out_dir, **rargv;
 	size_t rargc;
 	ssize_t n;
+	struct stat st;
 	bool made;
 	int rc;
 
@@ -465,6 +466,10 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	/* the build dir first, so that everything in it is made relative to it */
 	if (!make_dir(out_dir, &made))
 		goto done;
+	if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		warn("%s: not a directory; the build dir must be one", out_dir);
+		goto done;
+	}
 	manifest_load(&mf, out_dir);
 	sink.mf = &mf;
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))

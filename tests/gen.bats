@@ -257,6 +257,18 @@ T
 	cmp "$W/out/build.ninja" "$W/old/build.ninja"
 }
 
+@test "gen into a file, or below one: exit 1, one clear message, the file untouched" {
+	echo keep >"$W/file"
+	run -1 gen "$W/file"
+	[ "$output" = "kunai: $W/file: not a directory; the build dir must be one" ]
+	run -1 gen "$W/file/out"
+	[[ "$output" == "kunai: mkdir $W/file/"*": Not a directory" ]]
+	[ "$(cat "$W/file")" = keep ]
+	# a build dir made anew, parents included, works from its first file on
+	gen "$W/new/deeper/out" >/dev/null
+	[ -f "$W/new/deeper/out/a/0/run.sh" ] && [ -f "$W/new/deeper/out/.kunai/manifest" ]
+}
+
 @test "gen usage errors exit 2" {
 	run --separate-stderr "$KUNAI" gen --system-config x.toml
 	[ "$status" -eq 2 ]
