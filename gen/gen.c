@@ -93,23 +93,11 @@ emit(struct sink *s, const char *rel, struct buf *content)
 	}
 }
 
-static const char *
-join(struct arena *a, const char *dir, const char *file)
-{
-	struct buf b = {0};
-	const char *s;
-
-	buf_printf(&b, "%s/%s", dir, file);
-	s = arena_strdup(a, b.data);
-	buf_free(&b);
-	return s;
-}
-
 /* An absolute version of path (which need not exist). */
 static const char *
 absolute(struct arena *a, const char *cwd, const char *path)
 {
-	return path[0] == '/' ? path : join(a, cwd, path);
+	return path[0] == '/' ? path : path_join(a, cwd, path);
 }
 
 static int
@@ -239,7 +227,7 @@ add_dir_inputs(struct arena *a, struct campaign *c, const struct gen_opts *o)
 		dirs[n++] = o->m.tests_dir;
 	if (o->m.hook_dir) {
 		dirs[n++] = o->m.hook_dir;
-		dirs[n++] = join(a, o->m.hook_dir, "test");
+		dirs[n++] = path_join(a, o->m.hook_dir, "test");
 	}
 	for (i = 0; i < n; i++) {
 		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
@@ -451,7 +439,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	c = model_load(&a, &o.m);
 	if (!c || !ninja_check_ids(c->scenario) || !expand_campaign(&a, c, &rl))
 		goto done;
-	out_dir = o.out_dir ? o.out_dir : join(&a, c->system->output_path, c->scenario->name);
+	out_dir = o.out_dir ? o.out_dir : path_join(&a, c->system->output_path, c->scenario->name);
 	if (!hooks_ok(&a, c, &rl))
 		goto done;
 	add_dir_inputs(&a, c, &o);
@@ -459,7 +447,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	if (o.rules_dir)
 		o.rules_dir = absolute(&a, cwd, o.rules_dir);
 	else if (getenv("KUNAI_DATADIR") && *getenv("KUNAI_DATADIR"))
-		o.rules_dir = join(&a, absolute(&a, cwd, kunai_datadir(&dd)), "rules");
+		o.rules_dir = path_join(&a, absolute(&a, cwd, kunai_datadir(&dd)), "rules");
 	rargc = regen_args(&a, &o, out_dir, &rargv);
 	/* nothing can fail from here on but I/O: write the runs, then the graph */
 	sink.root = out_dir;
@@ -475,7 +463,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
 		goto done;
 	emit(&sink, "kunai.json", &b);
-	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : join(&a, kunai_datadir(&dd), "rules"), cwd,
+	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules"), cwd,
 	                  rargv, rargc, &b);
 	emit(&sink, "local.ninja", &b);
 	ninja_write_build(c, &rl, &b);

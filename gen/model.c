@@ -34,24 +34,6 @@ same_file(const char *a, const char *b)
 }
 
 char *
-path_join(struct arena *a, const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-	char *p;
-
-	if (strcmp(dir, ".") == 0)
-		return arena_strdup(a, name);
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	p = arena_alloc(a, n + strlen(name) + 2);
-	memcpy(p, dir, n);
-	if (n && dir[n - 1] != '/')
-		p[n++] = '/';
-	strcpy(p + n, name);
-	return p;
-}
-
-char *
 path_dir(struct arena *a, const char *path)
 {
 	size_t n = strlen(path);

@@ -98,7 +98,6 @@ bool list_toml(struct arena *a, const char *dir, bool rec, const char ***out, si
 bool is_dir(const char *path);
 /* Same file or directory (by device and inode)? */
 bool same_file(const char *a, const char *b);
-char *path_join(struct arena *a, const char *dir, const char *name);
 char *path_dir(struct arena *a, const char *path);
 
 /* model_check.c: typed access to TOML tables, reporting as it goes */

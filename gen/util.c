@@ -479,3 +479,21 @@ write_file_atomic(const char *path, const void *data, size_t len)
 	buf_free(&tmp);
 	return true;
 }
+
+char *
+path_join(struct arena *a, const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *p;
+
+	if (strcmp(dir, ".") == 0)
+		return arena_strdup(a, name);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	p = arena_alloc(a, n + strlen(name) + 2);
+	memcpy(p, dir, n);
+	if (n && dir[n - 1] != '/')
+		p[n++] = '/';
+	strcpy(p + n, name);
+	return p;
+}

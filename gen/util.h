@@ -80,5 +80,7 @@ bool write_file_new_at(int dirfd, const char *rel, const char *path, const void 
 bool make_dir(const char *dir, bool *made);
 /* make_dir of rel under dirfd (dir is the same directory by its path). */
 bool make_dir_at(int dirfd, const char *rel, const char *dir, bool *made);
+/* dir/name in a: dir "." gives name alone, and dir's trailing slashes go. */
+char *path_join(struct arena *a, const char *dir, const char *name);
 
 #endif
