@@ -51,10 +51,12 @@ emit(struct sink *s, const char *rel, struct buf *content)
 	const char *slash = strrchr(rel, '/');
 	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len, rlen;
 	const char *data = content->data ? content->data : "";
-	/* paths relative to the open build dir: no lookup of its own path */
+	/* paths relative to the open build dir (from off in path and dir): no
+	 * lookup of its own path */
 	int at = s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
 	uint64_t hash;
 	struct stat st;
+	size_t off;
 
 	content->len = 0;
 	if (!s->root || !s->ok)
@@ -64,8 +66,9 @@ emit(struct sink *s, const char *rel, struct buf *content)
 	/* (printf costs more than the path: this runs twice per run) */
 	buf_puts(&s->path, s->root);
 	buf_putc(&s->path, '/');
+	rlen = s->path.len;
 	buf_puts(&s->path, rel);
-	rlen = s->path.len - strlen(rel);
+	off = at == AT_FDCWD ? 0 : rlen;
 	if (manifest_unchanged(s->mf, &s->mf_out, rel, hash, len))
 		return;
 	if (!slash) {
@@ -75,15 +78,14 @@ emit(struct sink *s, const char *rel, struct buf *content)
 		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
 			s->dir.len = 0;
 			buf_push(&s->dir, s->path.data, plen);
-			if (!make_dir_at(at, at == AT_FDCWD ? s->dir.data : s->dir.data + rlen, s->dir.data,
-			                 &s->fresh)) {
+			if (!make_dir_at(at, s->dir.data + off, s->dir.data, &s->fresh)) {
 				s->ok = false;
 				return;
 			}
 		}
 	}
 	if (s->fresh) {
-		s->ok = write_file_new_at(at, at == AT_FDCWD ? s->path.data : rel, s->path.data, data, len, &st);
+		s->ok = write_file_new_at(at, s->path.data + off, s->path.data, data, len, &st);
 		if (s->ok)
 			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
 	} else {

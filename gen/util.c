@@ -399,12 +399,6 @@ make_dir_at(int dirfd, const char *rel, const char *dir, bool *made)
 }
 
 bool
-write_file_new(const char *path, const void *data, size_t len)
-{
-	return write_file_new_at(AT_FDCWD, path, path, data, len, NULL);
-}
-
-bool
 write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st)
 {
 	const char *s = data;

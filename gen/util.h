@@ -66,12 +66,11 @@ bool read_file(const char *path, struct buf *out);
 /* Writes via path.tmp + rename, creating missing parent directories; leaves
  * an identical file untouched. Returns false after reporting. */
 bool write_file_atomic(const char *path, const void *data, size_t len);
-/* Creates a file known not to exist (its directory was just made): no
- * temporary, no comparison; write_file_atomic when it exists after all. A
- * failed write removes it. */
-bool write_file_new(const char *path, const void *data, size_t len);
-/* write_file_new of rel under the directory dirfd (path names it in
- * messages); *st (if not NULL) gets the file's stat, st_size -1 if none. */
+/* Creates rel under the directory dirfd (AT_FDCWD: the working dir; path
+ * names it in messages), a file known not to exist (its directory was just
+ * made): no temporary, no comparison; write_file_atomic when it exists
+ * after all. A failed write removes it. *st (if not NULL) gets the file's
+ * stat, st_size -1 if none. */
 struct stat;
 bool write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
                        struct stat *st);
