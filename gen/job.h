@@ -59,7 +59,9 @@ struct job {
 	size_t n_stop;
 	long delay;
 	int retries;
-	long poll_max_ms; /* cap of the scheduler poll interval */
+	long retry_delay_s;  /* before the first retry; doubled for each next one */
+	long poll_max_ms;    /* cap of the scheduler poll interval */
+	long trust_record_s; /* slurm: an exit record unconfirmed this long is the end */
 	const char *command; /* the options, as job.json records them */
 
 	/* state */
@@ -100,6 +102,14 @@ enum outcome job_classify(struct job *j);
 
 /* Returns j->dir/name in b (reset first). */
 const char *job_path(struct job *j, struct buf *b, const char *name);
+/* The run's script in its dir, as gen names it for the scheduler. */
+const char *job_script_name(const struct job *j);
+
+/* ---- job_args.c ---------------------------------------------------------- */
+
+/* Fills j's options from the defaults, the environment, DIR's #KUNAI lines
+ * and argv, in that order. Returns 0, or 2 after reporting a usage error. */
+int job_parse(struct job *j, int argc, char **argv);
 
 /* ---- job_deps.c -------------------------------------------------------------- */
 

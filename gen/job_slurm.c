@@ -24,26 +24,7 @@
 enum {
 	URGENT_FOR_S = 20, /* after an exit record; then the normal interval again (a requeued job) */
 	SUBMIT_TRIES = 6,  /* transient sbatch errors: 1+2+4+8+16 s of retries */
-	TRUST_RECORD_S = 600, /* then an unconfirmed exit record is the result ($KUNAI_TRUST_RECORD) */
 };
-
-/* How long the scheduler may leave an exit record unconfirmed (down,
- * unreachable, or accounting lagging behind) before the record is taken
- * as the job's end rather than waiting forever. */
-static double
-trust_record_s(void)
-{
-	const char *e = getenv("KUNAI_TRUST_RECORD");
-	char *end;
-	long v;
-
-	if (e && *e) {
-		v = strtol(e, &end, 10);
-		if (!*end && v > 0)
-			return (double)v;
-	}
-	return TRUST_RECORD_S;
-}
 
 /* ---- parsing ---------------------------------------------------------------------- */
 
@@ -319,7 +300,7 @@ slurm_wait(struct job *j, bool want_start)
 {
 	struct buf rec = {0}, p = {0};
 	struct slurm_row r;
-	double urgent_until = 0, now, last_missing = 0, when = 0, seen_at = 0, trust = trust_record_s();
+	double urgent_until = 0, now, last_missing = 0, when = 0, seen_at = 0;
 	enum job_wait result;
 	bool exit_seen = false, terminal;
 	long tick = 100;
@@ -369,7 +350,8 @@ slurm_wait(struct job *j, bool want_start)
 				break;
 			}
 		}
-		if (exit_seen && now - seen_at >= trust) {
+		/* the scheduler down, unreachable or its accounting lagging: not forever */
+		if (exit_seen && now - seen_at >= (double)j->trust_record_s) {
 			warn("%s: job %s wrote its exit record %.0f s ago and the scheduler has not confirmed its "
 			     "end; taking the record",
 			     j->dir, j->info.job_id, now - seen_at);
