@@ -1,6 +1,7 @@
 /* gen.c: `kunai gen` and `kunai dry-run`: load the campaign, expand it, and
- * write the build dir. Everything is built in memory first so that a failed
- * gen leaves the previous build dir as it was. */
+ * write the build dir. Everything is validated (hooks expanded once) before
+ * the first write, so that bad input leaves the previous build dir as it
+ * was; after that only I/O can fail. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
