@@ -10,8 +10,8 @@ setup_file() {
 setup() {
 	TREE=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$TREE"
-	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/conf" "$SRC/workloads" "$TREE/"
-	rm -f "$TREE"/gen/*.o "$TREE"/workloads/*.o
+	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/reports" "$SRC/conf" "$SRC/workloads" "$TREE/"
+	rm -f "$TREE"/gen/*/*.o "$TREE"/rules/job/*.o "$TREE"/reports/*.o "$TREE"/workloads/*.o
 	cd "$TREE"
 }
 
@@ -116,7 +116,7 @@ setup() {
 	./configure >/dev/null
 	make >/dev/null
 	make clean >/dev/null
-	[ ! -e kunai ] && [ -z "$(ls gen/*.o 2>/dev/null)" ]
+	[ ! -e kunai ] && [ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o 2>/dev/null)" ]
 	[ ! -e workloads/gemm ] && [ -z "$(ls workloads/*.o 2>/dev/null)" ]
 	[ -f Makefile ]
 	make distclean >/dev/null
@@ -126,7 +126,7 @@ setup() {
 @test "warnings are errors under --enable-werror" {
 	./configure --enable-werror >/dev/null
 	grep -q '^WERROR = -Werror$' Makefile
-	printf 'static int unused_fn(void) { return 0; }\n' >>gen/util.c
+	printf 'static int unused_fn(void) { return 0; }\n' >>gen/base/util.c
 	run make kunai
 	[ "$status" -ne 0 ]
 }

@@ -6,8 +6,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "toml.h"
-#include "util.h"
+#include "gen/toml/toml.h"
+#include "gen/base/util.h"
 
 static double
 now(void)

@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "toml.h"
-#include "util.h"
+#include "gen/toml/toml.h"
+#include "gen/base/util.h"
 
 static void
 walk(const struct toml_value *v)

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "reports/report.h"
 #include "tap.h"
-#include "util.h"
+#include "gen/base/util.h"
 
 /* The layout of nccl-tests 2.19 (WORKLOADS.md 1.1); the numbers are made up. */
 static const char nccl_current[] =

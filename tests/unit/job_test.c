@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "job.h"
-#include "report.h"
+#include "rules/job/job.h"
+#include "gen/base/record.h"
 #include "tap.h"
-#include "util.h"
+#include "gen/base/util.h"
 
 static void
 test_states(void)
@@ -137,7 +137,7 @@ test_errors(void)
 static void
 test_json(void)
 {
-	struct job_info in = {0}, back;
+	struct job_record in = {0}, back;
 	struct arena a = {0};
 	struct buf text = {0}, why = {0};
 	char path[] = "/tmp/kunai-job-test-XXXXXX";
@@ -158,23 +158,23 @@ test_json(void)
 	in.attempt = 3;
 	in.pid_start = 123456789012LL;
 	in.collected = false;
-	ok(json_job_write(&in, &text) && fd >= 0 && write(fd, text.data, text.len) == (ssize_t)text.len,
+	ok(record_job_write(&in, &text) && fd >= 0 && write(fd, text.data, text.len) == (ssize_t)text.len,
 	   "job.json written");
 	if (fd >= 0)
 		close(fd);
-	ok(json_job_read(&a, path, &back, &why) == 1 && strcmp(back.dir, in.dir) == 0 &&
+	ok(record_job_read(&a, path, &back, &why) == 1 && strcmp(back.dir, in.dir) == 0 &&
 	       strcmp(back.state, "TIMEOUT") == 0 && strcmp(back.outcome, "timeout") == 0 &&
 	       strcmp(back.reason, in.reason) == 0 && back.has_exit_code && back.exit_code == 0 &&
 	       back.has_signal && back.signal == 15 && back.attempt == 3 && back.pid_start == in.pid_start &&
 	       !back.collected && !back.end_time && !back.nodes,
 	   "job.json read back");
 	unlink(path);
-	ok(json_job_read(&a, path, &back, &why) == 0, "absent job.json: 0");
+	ok(record_job_read(&a, path, &back, &why) == 0, "absent job.json: 0");
 	fd = open(path, O_WRONLY | O_CREAT, 0644);
 	ok(fd >= 0 && write(fd, "[1,2", 4) == 4, "corrupt job.json written");
 	if (fd >= 0)
 		close(fd);
-	ok(json_job_read(&a, path, &back, &why) == -1 && why.len > 0, "corrupt job.json: -1 with a reason");
+	ok(record_job_read(&a, path, &back, &why) == -1 && why.len > 0, "corrupt job.json: -1 with a reason");
 	unlink(path);
 	buf_free(&text);
 	buf_free(&why);

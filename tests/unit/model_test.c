@@ -5,11 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model.h"
-#include "model_priv.h"
+#include "gen/model/model.h"
+#include "gen/model/model_priv.h"
 #include "tap.h"
-#include "toml.h"
-#include "util.h"
+#include "gen/toml/toml.h"
+#include "gen/base/util.h"
 
 static void
 test_parse_time(void)

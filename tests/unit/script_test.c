@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "expand.h"
-#include "model.h"
-#include "script.h"
+#include "gen/base/escape.h"
+#include "gen/model/expand.h"
+#include "gen/model/model.h"
+#include "gen/write/script.h"
 #include "tap.h"
-#include "util.h"
-#include "workload.h"
+#include "gen/base/util.h"
+#include "gen/workloads/workload.h"
 
 static struct arena A;
 

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "tap.h"
-#include "toml.h"
-#include "util.h"
+#include "gen/toml/toml.h"
+#include "gen/base/util.h"
 
 static struct toml_value *
 parse(struct arena *a, const char *text, struct toml_error *err)

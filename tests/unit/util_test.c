@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "util.h"
+#include "gen/base/util.h"
 
 static void
 test_arena(void)

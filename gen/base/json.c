@@ -1,0 +1,156 @@
+/* json.c: reading and writing JSON files (cJSON) for every part of kunai:
+ * a file loaded with a located parse error, typed member access that never
+ * trusts the input, and printing. Inputs may be missing, truncated or
+ * hand-edited: types are checked before every read. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "json.h"
+#include "util.h"
+
+/* Parses text as JSON; on failure puts "line:col: invalid JSON" in why. */
+static cJSON *
+parse(const struct buf *text, struct buf *why)
+{
+	const char *end = NULL, *p;
+	int line = 1, col = 1;
+	cJSON *root;
+
+	root = cJSON_ParseWithLengthOpts(text->data ? text->data : "", text->len, &end, 0);
+	if (root)
+		return root;
+	if (!end)
+		end = cJSON_GetErrorPtr();
+	for (p = text->data; p && end && p < end && p < text->data + text->len; p++) {
+		if (*p == '\n')
+			line++, col = 1;
+		else
+			col++;
+	}
+	buf_printf(why, "%d:%d: invalid JSON", line, col);
+	return NULL;
+}
+
+/* Reads and parses path. Returns NULL with why set; *absent tells ENOENT. */
+cJSON *
+json_load(const char *path, struct buf *why, bool *absent)
+{
+	struct buf text = {0};
+	FILE *f;
+	char tmp[65536];
+	size_t n;
+	cJSON *root;
+
+	*absent = false;
+	f = fopen(path, "rb");
+	if (!f) {
+		*absent = errno == ENOENT;
+		buf_printf(why, "%s", strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		buf_push(&text, tmp, n);
+	if (ferror(f)) {
+		buf_printf(why, "read error");
+		fclose(f);
+		buf_free(&text);
+		return NULL;
+	}
+	fclose(f);
+	root = parse(&text, why);
+	buf_free(&text);
+	if (root && !cJSON_IsObject(root)) {
+		buf_printf(why, "not a JSON object");
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}
+
+const cJSON *
+json_item(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* v when it is an array (or, with object, an object), else NULL: the
+ * children of anything else are not to be walked. */
+const cJSON *
+json_children(const cJSON *v, bool object)
+{
+	return (object ? cJSON_IsObject(v) : cJSON_IsArray(v)) ? v : NULL;
+}
+
+/* A string member as an arena copy; numbers are formatted (a job id may be
+ * written as either). NULL when absent, null or of another type. */
+const char *
+json_get_str(struct arena *a, const cJSON *o, const char *key)
+{
+	const cJSON *v = json_item(o, key);
+	char tmp[64];
+
+	if (cJSON_IsString(v) && v->valuestring)
+		return arena_strdup(a, v->valuestring);
+	if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) {
+		if (v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9007199254740992.0)
+			snprintf(tmp, sizeof(tmp), "%.0f", v->valuedouble);
+		else
+			snprintf(tmp, sizeof(tmp), "%.17g", v->valuedouble);
+		return arena_strdup(a, tmp);
+	}
+	return NULL;
+}
+
+/* An integer member; false when absent, null, fractional or out of range. */
+bool
+json_get_int(const cJSON *o, const char *key, int *out)
+{
+	const cJSON *v = json_item(o, key);
+
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble) ||
+	    v->valuedouble < INT_MIN || v->valuedouble > INT_MAX)
+		return false;
+	*out = (int)v->valuedouble;
+	return true;
+}
+
+const char *
+json_get_list(struct arena *a, const cJSON *o, const char *key)
+{
+	const cJSON *v = json_item(o, key), *n;
+	struct buf b = {0};
+	const char *s;
+
+	if (!cJSON_IsArray(v))
+		return json_get_str(a, o, key);
+	cJSON_ArrayForEach(n, v) {
+		if (!cJSON_IsString(n))
+			continue;
+		if (b.len)
+			buf_putc(&b, ',');
+		buf_puts(&b, n->valuestring);
+	}
+	s = b.len ? arena_strdup(a, b.data) : NULL;
+	buf_free(&b);
+	return s;
+}
+
+/* Appends o printed (cJSON's tab layout, as kunai.json) and a newline. */
+void
+json_print(cJSON *o, struct buf *out)
+{
+	char *text = cJSON_Print(o);
+
+	cJSON_Delete(o);
+	if (!text)
+		fatal("out of memory while printing JSON");
+	buf_puts(out, text);
+	buf_putc(out, '\n');
+	cJSON_free(text);
+}

@@ -1,0 +1,134 @@
+/* record.c: the outcome vocabulary and DIR/job.json, the runner's record of
+ * one run, read back by the runner itself (reattach, dependencies) and by
+ * the reports. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "json.h"
+#include "record.h"
+#include "util.h"
+
+static const char *const outcome_names[OUTCOME_COUNT] = {
+	"passed", "failed", "perf-failed", "timeout", "cancelled",
+	"node-fail", "infra", "skipped", "running", "not-run",
+};
+
+const char *
+outcome_name(enum outcome o)
+{
+	return (unsigned)o < OUTCOME_COUNT ? outcome_names[o] : "infra";
+}
+
+bool
+outcome_parse(const char *s, enum outcome *o)
+{
+	size_t i;
+
+	for (i = 0; s && i < OUTCOME_COUNT; i++)
+		if (strcmp(s, outcome_names[i]) == 0) {
+			*o = (enum outcome)i;
+			return true;
+		}
+	return false;
+}
+
+bool
+outcome_is_failure(enum outcome o)
+{
+	return o != OUTCOME_PASSED && o != OUTCOME_SKIPPED && o != OUTCOME_RUNNING &&
+	       o != OUTCOME_NOT_RUN;
+}
+
+bool
+record_outcome(const struct job_record *j, enum outcome *o)
+{
+	return j->outcome && outcome_parse(j->outcome, o);
+}
+
+static bool
+put_str(cJSON *o, const char *k, const char *v)
+{
+	return v ? cJSON_AddStringToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
+}
+
+static bool
+put_int(cJSON *o, const char *k, bool has, double v)
+{
+	return has ? cJSON_AddNumberToObject(o, k, v) != NULL : cJSON_AddNullToObject(o, k) != NULL;
+}
+
+bool
+record_job_write(const struct job_record *j, struct buf *out)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+	bool ok;
+
+	ok = o && put_str(o, "dir", j->dir) && put_str(o, "scheduler", j->scheduler) &&
+	     put_str(o, "workload", j->workload) && put_str(o, "job_id", j->job_id) &&
+	     put_str(o, "state", j->state) && put_int(o, "exit_code", j->has_exit_code, j->exit_code) &&
+	     put_int(o, "signal", j->has_signal, j->signal) && put_str(o, "outcome", j->outcome) &&
+	     put_str(o, "reason", j->reason) && put_str(o, "submit_time", j->submit_time) &&
+	     put_str(o, "start_time", j->start_time) && put_str(o, "end_time", j->end_time) &&
+	     put_str(o, "nodes", j->nodes) && put_int(o, "attempt", true, j->attempt) &&
+	     put_str(o, "host", j->host) && put_str(o, "command", j->command) &&
+	     put_int(o, "pid_start", j->pid_start > 0, (double)j->pid_start) &&
+	     cJSON_AddBoolToObject(o, "collected", j->collected) != NULL;
+	text = ok ? cJSON_Print(o) : NULL;
+	cJSON_Delete(o);
+	if (!text) {
+		warn("out of memory while writing job.json");
+		return false;
+	}
+	buf_puts(out, text);
+	buf_putc(out, '\n');
+	cJSON_free(text);
+	return true;
+}
+
+int
+record_job_read(struct arena *a, const char *path, struct job_record *j, struct buf *why)
+{
+	const cJSON *v;
+	cJSON *o;
+	bool absent;
+	enum outcome oc;
+
+	memset(j, 0, sizeof(*j));
+	j->collected = true;
+	o = json_load(path, why, &absent);
+	if (!o)
+		return absent ? 0 : -1;
+	j->dir = json_get_str(a, o, "dir");
+	j->scheduler = json_get_str(a, o, "scheduler");
+	j->workload = json_get_str(a, o, "workload");
+	j->job_id = json_get_str(a, o, "job_id");
+	j->state = json_get_str(a, o, "state");
+	j->outcome = json_get_str(a, o, "outcome");
+	j->reason = json_get_str(a, o, "reason");
+	j->submit_time = json_get_str(a, o, "submit_time");
+	j->start_time = json_get_str(a, o, "start_time");
+	j->end_time = json_get_str(a, o, "end_time");
+	j->nodes = json_get_list(a, o, "nodes");
+	j->host = json_get_str(a, o, "host");
+	j->command = json_get_str(a, o, "command");
+	j->has_exit_code = json_get_int(o, "exit_code", &j->exit_code);
+	j->has_signal = json_get_int(o, "signal", &j->signal);
+	if (!json_get_int(o, "attempt", &j->attempt) || j->attempt < 0)
+		j->attempt = 0;
+	v = json_item(o, "pid_start");
+	if (cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 9e18)
+		j->pid_start = (long long)v->valuedouble;
+	j->collected = !cJSON_IsFalse(json_item(o, "collected"));
+	cJSON_Delete(o);
+	if (j->outcome && !*j->outcome)
+		j->outcome = NULL;
+	if (j->outcome && !outcome_parse(j->outcome, &oc)) {
+		buf_printf(why, "unknown outcome '%s'", j->outcome);
+		return -1;
+	}
+	return 1;
+}

@@ -1,0 +1,63 @@
+/* record.h: what the runner and the reports share: the outcome vocabulary
+ * (DESIGN 12) and DIR/job.json, the runner's record of one run. */
+#ifndef KUNAI_RECORD_H
+#define KUNAI_RECORD_H
+
+#include <stdbool.h>
+
+struct arena;
+struct buf;
+
+/* DESIGN 12, plus the states of a run that has no outcome (yet). The order
+ * is the order of counts in summary.json and of the summary lines. */
+enum outcome {
+	OUTCOME_PASSED,
+	OUTCOME_FAILED,
+	OUTCOME_PERF_FAILED,
+	OUTCOME_TIMEOUT,
+	OUTCOME_CANCELLED,
+	OUTCOME_NODE_FAIL,
+	OUTCOME_INFRA,
+	OUTCOME_SKIPPED,
+	OUTCOME_RUNNING, /* job.json without an outcome: submitted, not finished */
+	OUTCOME_NOT_RUN, /* no job.json */
+	OUTCOME_COUNT
+};
+
+/* Returns the name ("perf-failed"); never NULL. */
+const char *outcome_name(enum outcome o);
+/* Returns false when s names no outcome. */
+bool outcome_parse(const char *s, enum outcome *o);
+/* failed, perf-failed, timeout, cancelled, node-fail, infra: the run ended
+ * without passing (what makes the runs after it skipped). */
+bool outcome_is_failure(enum outcome o);
+
+/* DIR/job.json as the runner writes it and everyone reads it back; absent
+ * strings are NULL. A record without an outcome is a job that has not ended
+ * (or whose end nobody has seen yet). */
+struct job_record {
+	const char *dir, *scheduler, *workload, *job_id, *state, *reason;
+	const char *submit_time, *start_time, *end_time, *nodes, *host;
+	const char *command; /* the options it ran with (DIR included), to adopt a passed run */
+	const char *outcome; /* outcome_name() of the class; NULL: not ended */
+	bool has_exit_code, has_signal;
+	int exit_code, signal;
+	int attempt;
+	/* standalone: /proc start time of job_id (clock ticks since boot), so
+	 * that a reused pid is not mistaken for the job; 0: unknown */
+	long long pid_start;
+	/* false: `job start` saw the job end and nobody has turned the result
+	 * into a stamp yet; the next `job run` takes it as it is */
+	bool collected;
+};
+
+/* Appends j as job.json text. Returns false after reporting. */
+bool record_job_write(const struct job_record *j, struct buf *out);
+/* Reads a job.json (strings in a). Returns 1 when read, 0 when absent, -1
+ * when unreadable, not a record or naming an unknown outcome (why says so;
+ * nothing is reported). */
+int record_job_read(struct arena *a, const char *path, struct job_record *j, struct buf *why);
+/* The outcome class of a record that has one; false when it has none. */
+bool record_outcome(const struct job_record *j, enum outcome *o);
+
+#endif

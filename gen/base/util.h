@@ -1,0 +1,90 @@
+/* util.h: memory, strings, buffers, diagnostics and atomic file output. */
+#ifndef KUNAI_UTIL_H
+#define KUNAI_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Counted, immutable text; not necessarily NUL-terminated. */
+struct str {
+	const char *s;
+	size_t len;
+};
+
+/* Growable byte buffer, always NUL-terminated once non-empty. */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+/* Bump allocator; everything is freed at once by arena_free. */
+struct arena {
+	struct arena_block *head;
+	size_t total;
+};
+
+/* Die with "kunai: out of memory" on failure. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Never returns NULL; memory is zeroed. */
+void *arena_alloc(struct arena *a, size_t n);
+/* Returns a NUL-terminated copy in the arena. */
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_strdup(struct arena *a, const char *s);
+/* Grows an arena array from old_n to new_n elements of size sz (copying). */
+void *arena_grow(struct arena *a, void *p, size_t old_n, size_t new_n, size_t sz);
+void arena_free(struct arena *a);
+
+void buf_push(struct buf *b, const void *p, size_t n);
+void buf_putc(struct buf *b, int c);
+void buf_puts(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+/* Returns the NUL-terminated contents ("" when empty). */
+const char *buf_str(struct buf *b);
+void buf_free(struct buf *b);
+
+bool str_eq(struct str a, const char *b);
+struct str str_from(const char *s);
+
+/* "kunai: msg" on stderr; a trailing ':' in fmt appends strerror(errno). */
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* "path:line:col: error: msg" on stderr. */
+void error_at(const char *path, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Reads a whole file (path "-" is stdin); returns false after reporting. */
+bool read_file(const char *path, struct buf *out);
+/* Writes via path.tmp + rename, creating missing parent directories; leaves
+ * an identical file untouched. Returns false after reporting. */
+bool write_file_atomic(const char *path, const void *data, size_t len);
+/* Creates rel under the directory dirfd (AT_FDCWD: the working dir; path
+ * names it in messages), a file known not to exist (its directory was just
+ * made): no temporary, no comparison; write_file_atomic when it exists
+ * after all. A failed write removes it. *st (if not NULL) gets the file's
+ * stat, st_size -1 if none. */
+struct stat;
+bool write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
+                       struct stat *st);
+/* Makes dir and any missing parent; *made tells whether dir is new (so
+ * every file in it is new too). Returns false after reporting. */
+bool make_dir(const char *dir, bool *made);
+/* make_dir of rel under dirfd (dir is the same directory by its path). */
+bool make_dir_at(int dirfd, const char *rel, const char *dir, bool *made);
+/* dir/name in a: dir "." gives name alone, and dir's trailing slashes go. */
+char *path_join(struct arena *a, const char *dir, const char *name);
+
+/* The directory holding rules/ and conf/: $KUNAI_DATADIR, else the source
+ * tree the binary was built in (binary at its top), else the installed one
+ * ($(PREFIX)/share/kunai). May use out; never NULL. */
+const char *kunai_datadir(struct buf *out);
+
+#endif

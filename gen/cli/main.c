@@ -1,0 +1,265 @@
+/* main.c: command-line flags and subcommand dispatch. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "gen/base/util.h"
+#include "gen/model/model.h"
+#include "gen/toml/toml.h"
+#include "gen/write/gen.h"
+#include "reports/report.h"
+#include "rules/job/job.h"
+
+#ifndef KUNAI_VERSION
+#define KUNAI_VERSION "0.0.0-dev"
+#endif
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+	const char *help;
+};
+
+static int cmd_help(int argc, char **argv);
+static int cmd_toml2json(int argc, char **argv);
+
+static const struct command commands[] = {
+	{"gen", cmd_gen,
+	 "gen --system-config FILE --test-scenario FILE [--tests-dir DIR] [--hook-dir DIR]\n"
+	 "            [-o DIR] [--set KEY=VALUE]...",
+	 "Compile the campaign into a Ninja build dir (-o DIR, or --output-dir DIR;\n"
+	 "default: the system's output_path/<scenario name>): build.ninja, one job\n"
+	 "script and env_vars.sh per run (<id>/<iteration>[/<step>]), kunai.json.\n"
+	 "Files whose bytes did not change are not rewritten. On any error nothing\n"
+	 "is written.\n\n"
+	 "  --system-config FILE    system TOML (slurm, standalone, kubernetes)\n"
+	 "  --tests-dir DIR         test definitions (every *.toml in DIR)\n"
+	 "  --test-scenario FILE    scenario TOML\n"
+	 "  --hook-dir DIR          pre/post hook scenarios (tests in DIR/test)\n"
+	 "  --rules-dir DIR         ninja rule files to include instead of kunai's own\n"
+	 "  -o, --output-dir DIR    the build dir\n"
+	 "  --set KEY=VALUE         override a field, e.g. Tests.1.cmd_args.iters=50\n"
+	 "                          (system fields: system.KEY); repeatable\n"
+	 "  --enable-cache-without-check   accepted for CloudAI compatibility\n"
+	 "CloudAI's older spellings (--system_config_path, --test_scenario_path,\n"
+	 "--tests_dir, --output_dir, --mode dry-run) are accepted too.\n"},
+	{"dry-run", cmd_dry_run, "dry-run [gen options]",
+	 "kunai gen, then `ninja scripts`: every job script, nothing submitted.\n"},
+	{"grade", cmd_grade, "grade DIR/report.json",
+	 "Run in the build dir (ninja does): grade one run from what its dir holds\n"
+	 "(job.json, stdout.txt) and write DIR/report.json: outcome, reason, exit\n"
+	 "code, times, and the workload's metrics (NcclTest: max_busbw, avg_busbw\n"
+	 "in GB/s; below cmd_args.min_busbw is perf-failed). Never runs anything;\n"
+	 "a failed run is not an error (exit 0). Exit 1 when DIR is not a run of\n"
+	 "kunai.json or the report cannot be written.\n"},
+	{"job", cmd_job,
+	 "job run|start --scheduler standalone|slurm|kubernetes [options] DIR|DIR/kunai.stamp",
+	 "Run one run dir of the build dir (what `ninja run` calls, from the build\n"
+	 "dir, with the edge's stamp): submit DIR's script, or reattach to its job if an earlier\n"
+	 "invocation left one queued or running; wait; record DIR/job.json (state,\n"
+	 "exit code, outcome class, times, nodes) and write DIR/kunai.stamp only\n"
+	 "when the run passed. Exit status 0 iff it passed. `job start` returns\n"
+	 "once the job has started (writing DIR/kunai.started); a later `job run`\n"
+	 "waits for its end. Earlier attempts move to DIR/attempt-N/. Ctrl-C\n"
+	 "cancels the job. A job of a second ninja on the same build dir is refused.\n"
+	 "The options below also come from the #KUNAI lines at the top of DIR's\n"
+	 "script (gen writes the run's there); the command line's come after them.\n\n"
+	 "  --workload NAME         success check on stdout.txt (workload's patterns)\n"
+	 "  --time-limit SEC        standalone: TERM, then KILL 10 s later\n"
+	 "  --after-start DIR:SEC   submit SEC seconds after run DIR started\n"
+	 "  --stop-with ID          end the job once every run of test ID completed\n"
+	 "                          (outcome passed, reason \"stopped: ID completed\")\n"
+	 "  --delay SEC             wait SEC seconds before submitting\n"
+	 "  --retries N             infrastructure failures (node-fail, infra) retried\n"
+	 "                          N times (default 2, or $KUNAI_MAX_RETRIES), the\n"
+	 "                          first after 5 s ($KUNAI_RETRY_DELAY), then doubling\n"
+	 "  --poll-max SEC          slurm: longest interval between the batched\n"
+	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n\n"
+	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
+	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
+	 "as the job's end, with a warning, rather than waited on forever.\n"},
+	{"help", cmd_help, "help [COMMAND]",
+	 "Print the list of commands, or the help of one command.\n"},
+	{"report", cmd_report, "report BUILD_DIR [--check]",
+	 "Grade every run whose report.json is older than its results (or than\n"
+	 "kunai.json) into its report.json, as `kunai grade` does, then write\n"
+	 "BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
+	 "kunai.json with its outcome (passed, failed, perf-failed, timeout,\n"
+	 "cancelled, node-fail, infra, skipped, running, not-run). A run that never\n"
+	 "started because an earlier iteration or a dependency did not pass is\n"
+	 "skipped. Never runs anything.\n\n"
+	 "  --check   exit status 1 when any run did not pass\n"},
+	{"run", cmd_run, "run [gen options]",
+	 "kunai gen, then `ninja -C BUILD_DIR -k 0 run` (SIGINT and SIGTERM are passed\n"
+	 "on), then `ninja report`, then a table of the outcomes. Exit status 1\n"
+	 "when any run did not pass, 128+N when stopped by signal N.\n"},
+	{"status", cmd_status, "status BUILD_DIR",
+	 "One line per run: its outcome, or for a run under way its live state\n"
+	 "(one batched squeue for all Slurm jobs; nothing is asked when no run is\n"
+	 "live), job id and elapsed time.\n"},
+	{"verify-configs", cmd_verify_configs,
+	 "verify-configs [--tests-dir DIR] [--hook-dir DIR] PATH...",
+	 "Classify every TOML file under PATH (system, test or scenario) and\n"
+	 "validate it. Exit status 1 when any file has an error.\n"},
+	{"toml2json", cmd_toml2json, "toml2json [FILE]",
+	 "Parse a TOML 1.0 document (FILE, or standard input when FILE is absent\n"
+	 "or '-') and print it as toml-test's tagged JSON: tables are objects,\n"
+	 "arrays are arrays, every scalar is {\"type\": T, \"value\": \"S\"}.\n"
+	 "On invalid input print 'path:line:col: error: message' and exit 1.\n"},
+};
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: kunai [--help | --version | --datadir] COMMAND [ARGS...]\n\ncommands:\n");
+	for (i = 0; i < LEN(commands); i++)
+		fprintf(f, "  %s\n", commands[i].synopsis);
+	fprintf(f, "\nRun 'kunai help COMMAND' for the options of one command.\n");
+}
+
+static const struct command *
+find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < LEN(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int
+usage_error(const char *fmt, const char *arg)
+{
+	fputs("kunai: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n", stderr);
+	usage(stderr);
+	return 2;
+}
+
+static int
+cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2)
+		return usage_error("help: too many arguments (%s...)", argv[2]);
+	c = find_command(argv[1]);
+	if (!c)
+		return usage_error("unknown command '%s'", argv[1]);
+	printf("usage: kunai %s\n\n%s", c->synopsis, c->help);
+	return 0;
+}
+
+/* Job scripts find kunai's workload programs through $KUNAI_WORKLOADS
+ * (gen/workloads/wl_kunai.c) so that they embed no absolute path: every kunai process
+ * (and so every job it starts; sbatch passes the environment on) has it,
+ * pointing at the workloads/ of the tree or install this kunai belongs to,
+ * unless the user set it. */
+static void
+export_workloads(void)
+{
+	struct buf dd = {0}, path = {0};
+
+	if (!getenv("KUNAI_WORKLOADS")) {
+		buf_printf(&path, "%s/workloads", kunai_datadir(&dd));
+		if (setenv("KUNAI_WORKLOADS", path.data, 0) != 0)
+			warn("setenv KUNAI_WORKLOADS:");
+	}
+	buf_free(&dd);
+	buf_free(&path);
+}
+
+static int
+cmd_toml2json(int argc, char **argv)
+{
+	const char *path = "-";
+	struct buf text = {0}, out = {0};
+	struct arena arena = {0};
+	struct toml_error err;
+	struct toml_value *root;
+	int rc = 1;
+
+	if (argc > 2)
+		return usage_error("toml2json: too many arguments (%s...)", argv[2]);
+	if (argc == 2) {
+		if (argv[1][0] == '-' && argv[1][1])
+			return usage_error("toml2json: unknown option '%s'", argv[1]);
+		path = argv[1];
+	}
+	if (!read_file(path, &text))
+		goto out;
+	root = toml_parse(&arena, strcmp(path, "-") == 0 ? "<stdin>" : path, text.data, text.len, &err);
+	if (!root) {
+		error_at(strcmp(path, "-") == 0 ? "<stdin>" : path, err.line, err.col, "%s", err.msg);
+		goto out;
+	}
+	if (!toml_tagged_json(root, &out))
+		goto out;
+	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+		warn("write standard output:");
+		goto out;
+	}
+	rc = 0;
+out:
+	arena_free(&arena);
+	buf_free(&text);
+	buf_free(&out);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct command *c;
+	struct buf dd = {0};
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("kunai %s\n", KUNAI_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "--datadir") == 0) {
+		puts(kunai_datadir(&dd));
+		buf_free(&dd);
+		return 0;
+	}
+	if (strcmp(argv[1], "--mode") == 0 || strncmp(argv[1], "--mode=", 7) == 0) {
+		/* CloudAI's first guide: cloudai --mode dry-run --system_config_path ... */
+		const char *mode = argv[1][6] == '=' ? argv[1] + 7 : argc > 2 ? argv[2] : "";
+		if (strcmp(mode, "dry-run") != 0)
+			return usage_error("--mode %s: only dry-run is supported", mode);
+		argv[argv[1][6] == '=' ? 1 : 2] = "dry-run";
+		return argv[1][6] == '=' ? cmd_dry_run(argc - 1, argv + 1) : cmd_dry_run(argc - 2, argv + 2);
+	}
+	if (argv[1][0] == '-')
+		return usage_error("unknown option '%s'", argv[1]);
+	c = find_command(argv[1]);
+	if (!c)
+		return usage_error("unknown command '%s'", argv[1]);
+	if (argc == 3 && strcmp(argv[2], "--help") == 0) {
+		char *hargv[] = {"help", argv[1], NULL};
+		return cmd_help(2, hargv);
+	}
+	export_workloads();
+	return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,207 @@
+/* model.h: the typed campaign (system, test definitions, scenario) that
+ * model.c builds from TOML trees. Every semantic error is reported there;
+ * later stages (expand, writers) trust the model. */
+#ifndef KUNAI_MODEL_H
+#define KUNAI_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/toml/toml.h"
+
+struct arena;
+struct workload;
+
+enum sched {
+	SCHED_STANDALONE,
+	SCHED_SLURM,
+	SCHED_KUBERNETES,
+};
+
+/* One flattened key (nested tables joined with '.') and its TOML value:
+ * a scalar, or an array (a sweep dimension unless excluded). */
+struct arg {
+	const char *key;
+	struct toml_pos pos; /* of the key */
+	const struct toml_value *val;
+};
+
+struct argset {
+	struct arg *items;
+	size_t len, cap;
+};
+
+struct strlist {
+	const char **items;
+	struct toml_pos *pos; /* pos[i] is where items[i] came from */
+	size_t len;
+};
+
+struct slurm_group {
+	const char *name;
+	struct strlist nodes; /* node specs as written, e.g. "node-[001-025]" */
+	struct toml_pos pos;
+};
+
+struct slurm_partition {
+	const char *name;
+	struct strlist nodes; /* the older [partitions.<name>] form's own nodes */
+	struct slurm_group *groups;
+	size_t n_groups;
+	struct toml_pos pos;
+};
+
+struct system {
+	const char *path; /* the TOML file */
+	const char *name;
+	enum sched scheduler;
+	const char *install_path, *output_path, *hf_home_path;
+	struct argset global_env_vars; /* scalar values */
+	int monitor_interval;
+	int max_jobs; /* ninja pool depth */
+
+	/* slurm */
+	const char *default_partition;
+	struct slurm_partition *partitions;
+	size_t n_partitions;
+	const char *account, *distribution, *mpi;
+	int gpus_per_node;   /* 0: not set */
+	int ntasks_per_node; /* 0: not set */
+	bool cache_docker_images_locally, container_mount_home;
+	const char *extra_srun_args; /* NULL: none */
+	struct strlist extra_sbatch_args;
+	struct strlist extra_transient_status_errors;
+	int status_retry_pause_seconds;
+	int supports_gpu_directives; /* -1 unknown (assume yes), 0, 1 */
+
+	/* kubernetes */
+	const char *kube_config_path, *default_namespace;
+	int use_host_network; /* -1 unset */
+};
+
+struct nsys {
+	bool enable;
+	const char *nsys_binary, *task, *output, *sample, *trace;
+	int force_overwrite; /* -1 unset */
+	const char *capture_range, *capture_range_end, *cuda_graph_trace, *gpu_metrics_devices;
+	struct strlist extra_args;
+};
+
+struct git_repo {
+	const char *url, *commit, *mount_as, *installed_path;
+	bool init_submodules;
+};
+
+struct testdef {
+	const char *path; /* file it came from (the scenario's for inline tests) */
+	struct toml_pos pos;
+	const char *name, *description, *template_name;
+	const struct workload *wl;
+	struct argset cmd_args;       /* flattened, in declaration order */
+	struct argset extra_cmd_args; /* string values, keys as written */
+	struct argset extra_env_vars; /* string or list-of-string values */
+	struct strlist extra_container_mounts;
+	struct strlist dse_excluded_args;
+	struct strlist extra_srun_args; /* SlurmContainer */
+	struct git_repo *git_repos;
+	size_t n_git_repos;
+	struct nsys *nsys; /* NULL: none */
+	const struct toml_value *toml; /* the (merged) table it was loaded from */
+};
+
+enum dep_type {
+	DEP_START_POST_COMP,
+	DEP_START_POST_INIT,
+	DEP_END_POST_COMP,
+};
+
+struct dep {
+	enum dep_type type;
+	const char *id;
+	size_t target; /* index into scenario->cases */
+	long delay;    /* seconds */
+	struct toml_pos pos;
+};
+
+struct test_case {
+	struct toml_pos pos;
+	const char *id;
+	struct testdef *def; /* merged with the scenario's overrides */
+	int iterations;
+	struct toml_value *num_nodes; /* integer or array of integers (a sweep) */
+	struct strlist nodes, exclude_nodes;
+	long time_limit; /* seconds, -1: none (hook time not included) */
+	const char *extra_srun_args;
+	struct dep *deps;
+	size_t n_deps;
+	double weight, ideal_perf, sol;
+	bool has_sol;
+};
+
+struct scenario {
+	const char *path;
+	const char *name;
+	bool job_status_check;
+	struct scenario *pre_test, *post_test; /* hooks, NULL: none */
+	struct test_case *cases;
+	size_t n_cases;
+};
+
+/* A --set KEY=VALUE override: KEY is a dotted path from the scenario root
+ * (e.g. "Tests.1.cmd_args.iters", list indices from 1, or a test id in
+ * place of the index: Tests."Tests.all_reduce".iterations) or, prefixed
+ * "system.", from the system's. VALUE is parsed as a TOML value, or taken
+ * as a string when it is not one. See model_set.c. */
+struct override {
+	const char *key, *value;
+};
+
+struct campaign {
+	struct system *system;
+	struct testdef **tests; /* from --tests-dir, sorted by name */
+	size_t n_tests;
+	struct scenario *scenario;
+	struct strlist inputs; /* every TOML file read, for the regenerate rule */
+	const struct override *overrides;
+	size_t n_overrides;
+};
+
+struct model_opts {
+	const char *system_path, *tests_dir, *scenario_path, *hook_dir;
+	const struct override *overrides;
+	size_t n_overrides;
+};
+
+/* Loads and validates the whole campaign. Returns NULL after printing every
+ * error found (path:line:col: error: ...). */
+struct campaign *model_load(struct arena *a, const struct model_opts *o);
+
+/* Classifies and validates each file or directory (recursively) like CloudAI's
+ * verify-configs. Returns the number of files with errors (0: all good);
+ * prints one line per file. */
+int model_verify(struct arena *a, const char *const *paths, size_t n, const char *tests_dir,
+                 const char *hook_dir);
+
+/* Parses a Slurm time limit (HH:MM:SS, MM:SS, MM, D-HH[:MM[:SS]], Ns/m/h/d/w).
+ * Returns seconds, or -1 when malformed. */
+long model_parse_time(const char *s);
+
+/* Formats seconds as HH:MM:SS, or D-HH:MM:SS from one day on. */
+void model_format_time(long seconds, char *out, size_t n);
+
+/* Formats a float as Python's repr() does ("1.0", "0.1", "1e+20"), which is
+ * how CloudAI writes numbers it was given into commands and env files. */
+void model_format_float(double v, char *out, size_t n);
+
+/* Expands Slurm hostlist syntax ("node-[001-003,7]", "a,b") into names,
+ * appending to out (arena strings). Returns false on malformed input. */
+bool model_expand_hostlist(struct arena *a, const char *spec, struct strlist *out);
+
+/* Is id the name of one of the build dir's own targets (run, report,
+ * scripts, ...)? Such a test id is refused: it would shadow that target. */
+bool model_reserved_id(const char *id);
+
+/* `kunai verify-configs`: returns the process exit status. */
+int cmd_verify_configs(int argc, char **argv);
+
+#endif

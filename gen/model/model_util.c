@@ -1,0 +1,414 @@
+/* model_util.c: the model's small parsers and helpers with no TOML in
+ * them: Slurm time limits, Slurm hostlists, and "did you mean". */
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_priv.h"
+#include "gen/base/util.h"
+
+enum {
+	/* Longer words are not compared: no key is that long, and the
+	 * distance table stays small. */
+	SUGGEST_MAX_LEN = 64,
+	/* A hostlist that names more nodes than this is a typo (node-[1-1000000]). */
+	HOSTLIST_MAX = 100000,
+	/* Digits in one field of a time limit or hostlist range (no overflow). */
+	MAX_DIGITS = 9,
+};
+
+/* Limits above a century are typos, and keep every sum in a long. */
+#define TIME_MAX (100L * 366 * 24 * 3600)
+
+/* Optimal string alignment distance (Levenshtein plus adjacent
+ * transpositions), ignoring case when fold. */
+static size_t
+edit_distance(const char *a, const char *b, bool fold)
+{
+	size_t n = strlen(a), m = strlen(b), i, j, d, best;
+	size_t rows[3][SUGGEST_MAX_LEN + 1];
+	size_t *pp = rows[0], *p = rows[1], *cur = rows[2], *t;
+	int ca, cb;
+
+	if (n > SUGGEST_MAX_LEN || m > SUGGEST_MAX_LEN)
+		return SIZE_MAX;
+	for (j = 0; j <= m; j++)
+		p[j] = j;
+	for (i = 1; i <= n; i++) {
+		cur[0] = i;
+		for (j = 1; j <= m; j++) {
+			ca = (unsigned char)a[i - 1];
+			cb = (unsigned char)b[j - 1];
+			if (fold) {
+				ca = tolower(ca);
+				cb = tolower(cb);
+			}
+			best = p[j - 1] + (ca != cb);
+			if (p[j] + 1 < best)
+				best = p[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1) {
+				int pa = (unsigned char)a[i - 2], pb = (unsigned char)b[j - 2];
+				if (fold) {
+					pa = tolower(pa);
+					pb = tolower(pb);
+				}
+				if (ca == pb && pa == cb && pp[j - 2] + 1 < best)
+					best = pp[j - 2] + 1;
+			}
+			cur[j] = best;
+		}
+		t = pp;
+		pp = p;
+		p = cur;
+		cur = t;
+	}
+	d = p[m];
+	return d;
+}
+
+static const char *
+suggest(const char *word, const char *const *cands, size_t n, size_t maxd, bool fold)
+{
+	const char *best = NULL;
+	size_t i, d, bestd = SIZE_MAX;
+
+	for (i = 0; i < n && cands[i]; i++) {
+		if (strcmp(word, cands[i]) == 0)
+			continue;
+		d = edit_distance(word, cands[i], fold);
+		if (d <= maxd && d < bestd) {
+			best = cands[i];
+			bestd = d;
+		}
+	}
+	return best;
+}
+
+const char *
+m_suggest(const char *word, const char *const *cands, size_t n)
+{
+	size_t len = strlen(word);
+
+	/* one edit in a very short word makes anything look alike */
+	return suggest(word, cands, n, len <= 1 ? 0 : len <= 3 ? 1 : 2, true);
+}
+
+const char *
+m_suggest_close(const char *word, const char *const *cands, size_t n)
+{
+	size_t len = strlen(word);
+
+	/* Pass-through flags are short and case-sensitive (-R, -G): only
+	 * longer words that nearly equal a known key are treated as typos. */
+	if (len < 4)
+		return NULL;
+	return suggest(word, cands, n, len < 6 ? 1 : 2, false);
+}
+
+void
+m_did_you_mean(struct buf *b, const char *word, const char *const *cands, size_t n)
+{
+	const char *s = m_suggest(word, cands, n);
+
+	if (s)
+		buf_printf(b, " (did you mean '%s'?)", s);
+}
+
+/* Reads 1..MAX_DIGITS digits at *s; returns -1 when there are none or too many. */
+static long
+digits(const char **s)
+{
+	const char *p = *s;
+	long v = 0;
+
+	while (isdigit((unsigned char)*p)) {
+		if (p - *s == MAX_DIGITS)
+			return -1;
+		v = v * 10 + (*p++ - '0');
+	}
+	if (p == *s)
+		return -1;
+	*s = p;
+	return v;
+}
+
+/* Slurm's --time formats (the value goes to sbatch as is in spirit), plus
+ * CloudAI's unit suffixes. Note that two fields are minutes:seconds, as
+ * in Slurm, not hours:minutes. */
+long
+model_parse_time(const char *s)
+{
+	long f[4], days = -1, t;
+	int n = 0;
+	const char *p = s;
+
+	if (!s)
+		return -1;
+	if ((f[0] = digits(&p)) < 0)
+		return -1;
+	if (*p && strchr("smhdw", *p) && !p[1]) {
+		static const long unit[] = {1, 60, 3600, 86400, 7 * 86400};
+		t = f[0] * unit[strchr("smhdw", *p) - "smhdw"];
+		return t > TIME_MAX ? -1 : t;
+	}
+	if (*p == '-') {
+		days = f[0];
+		p++;
+		if ((f[0] = digits(&p)) < 0 || f[0] > 23)
+			return -1;
+	}
+	n = 1;
+	while (*p == ':' && n < 3) {
+		p++;
+		if ((f[n] = digits(&p)) < 0 || f[n] > 59)
+			return -1;
+		n++;
+	}
+	if (*p)
+		return -1;
+	if (days >= 0) {
+		/* D-HH, D-HH:MM, D-HH:MM:SS */
+		t = days * 86400 + f[0] * 3600;
+		if (n > 1)
+			t += f[1] * 60;
+		if (n > 2)
+			t += f[2];
+	} else if (n == 1) {
+		t = f[0] * 60; /* MM */
+	} else if (n == 2) {
+		t = f[0] * 60 + f[1]; /* MM:SS */
+	} else {
+		t = f[0] * 3600 + f[1] * 60 + f[2]; /* HH:MM:SS */
+	}
+	return t > TIME_MAX ? -1 : t;
+}
+
+void
+model_format_time(long seconds, char *out, size_t n)
+{
+	long d, h, m, s;
+
+	if (seconds < 0)
+		seconds = 0;
+	d = seconds / 86400;
+	h = seconds / 3600 % 24;
+	m = seconds / 60 % 60;
+	s = seconds % 60;
+	if (d)
+		snprintf(out, n, "%ld-%02ld:%02ld:%02ld", d, h, m, s);
+	else
+		snprintf(out, n, "%02ld:%02ld:%02ld", h, m, s);
+}
+
+void
+model_format_float(double v, char *out, size_t n)
+{
+	char sci[40], dig[24], *q;
+	int prec, exp, nd, i;
+	struct buf b = {0};
+
+	if (isnan(v) || isinf(v)) {
+		snprintf(out, n, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+		return;
+	}
+	/* the shortest digits that read back as v, like Python's repr */
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(sci, sizeof(sci), "%.*e", prec, v);
+		if (strtod(sci, NULL) == v)
+			break;
+	}
+	q = sci;
+	if (*q == '-')
+		buf_putc(&b, *q++);
+	for (nd = 0; *q && *q != 'e'; q++)
+		if (*q != '.')
+			dig[nd++] = *q;
+	dig[nd] = '\0';
+	exp = atoi(q + 1);
+	while (nd > 1 && dig[nd - 1] == '0')
+		dig[--nd] = '\0';
+	if (exp >= -4 && exp < 16) {
+		if (exp >= 0) {
+			for (i = 0; i <= exp; i++)
+				buf_putc(&b, i < nd ? dig[i] : '0');
+			buf_putc(&b, '.');
+			buf_puts(&b, nd > exp + 1 ? dig + exp + 1 : "0");
+		} else {
+			buf_puts(&b, "0.");
+			for (i = 0; i < -exp - 1; i++)
+				buf_putc(&b, '0');
+			buf_puts(&b, dig);
+		}
+	} else {
+		buf_putc(&b, dig[0]);
+		if (nd > 1)
+			buf_printf(&b, ".%s", dig + 1);
+		buf_printf(&b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+	}
+	snprintf(out, n, "%s", buf_str(&b));
+	buf_free(&b);
+}
+
+struct names {
+	char **v;
+	size_t len, cap;
+};
+
+static bool
+names_add(struct names *l, const char *s, size_t n)
+{
+	if (l->len == HOSTLIST_MAX)
+		return false;
+	if (l->len == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->len] = xmalloc(n + 1);
+	memcpy(l->v[l->len], s, n);
+	l->v[l->len][n] = '\0';
+	l->len++;
+	return true;
+}
+
+static bool
+host_char(int c)
+{
+	return isalnum(c) || c == '-' || c == '_' || c == '.';
+}
+
+/* Expands prefix + part (a hostlist element with any number of bracket
+ * groups, none nested) into l. */
+static bool
+expand_part(struct buf *prefix, const char *s, const char *end, struct names *l)
+{
+	const char *open, *close, *item, *e, *q;
+	size_t keep = prefix->len;
+	long lo, hi, i;
+	int width;
+	char num[32];
+	bool ok = true;
+
+	for (open = s; open < end && *open != '['; open++)
+		if (!host_char((unsigned char)*open))
+			return false;
+	buf_push(prefix, s, (size_t)(open - s));
+	if (open == end) {
+		ok = prefix->len > 0 && names_add(l, prefix->data, prefix->len);
+		prefix->len = keep;
+		return ok;
+	}
+	close = memchr(open, ']', (size_t)(end - open));
+	if (!close || close == open + 1 || open[1] == ',' || close[-1] == ',') {
+		prefix->len = keep;
+		return false;
+	}
+	for (item = open + 1; ok && item < close; item = e + 1) {
+		e = memchr(item, ',', (size_t)(close - item));
+		if (!e)
+			e = close;
+		q = item;
+		if ((lo = digits(&q)) < 0) {
+			ok = false;
+			break;
+		}
+		if (q == e) {
+			/* a single number keeps its digits as written */
+			buf_push(prefix, item, (size_t)(e - item));
+			ok = expand_part(prefix, close + 1, end, l);
+			prefix->len = keep + (size_t)(open - s);
+			continue;
+		}
+		if (*q != '-') {
+			ok = false;
+			break;
+		}
+		q++;
+		width = (int)(e - q);
+		if ((hi = digits(&q)) < 0 || q != e || hi < lo || hi - lo >= HOSTLIST_MAX) {
+			ok = false;
+			break;
+		}
+		/* CloudAI pads to the width of the range's end */
+		for (i = lo; ok && i <= hi; i++) {
+			snprintf(num, sizeof(num), "%0*ld", width, i);
+			buf_puts(prefix, num);
+			ok = expand_part(prefix, close + 1, end, l);
+			prefix->len = keep + (size_t)(open - s);
+		}
+	}
+	prefix->len = keep;
+	return ok;
+}
+
+bool
+model_expand_hostlist(struct arena *a, const char *spec, struct strlist *out)
+{
+	struct names l = {0};
+	struct buf prefix = {0};
+	const char *p, *part;
+	int depth = 0;
+	bool ok = true;
+	size_t i;
+
+	if (!spec || !*spec)
+		return false;
+	/* brackets must balance and not nest; commas split only outside them */
+	for (p = spec; *p; p++) {
+		if (*p == '[' && depth++)
+			return false;
+		if (*p == ']' && --depth < 0)
+			return false;
+	}
+	if (depth)
+		return false;
+	for (part = p = spec; ok; p++) {
+		if (*p == '[')
+			depth++;
+		else if (*p == ']')
+			depth--;
+		if (*p && (*p != ',' || depth))
+			continue;
+		ok = p > part && expand_part(&prefix, part, p, &l);
+		if (!*p)
+			break;
+		part = p + 1;
+	}
+	if (ok && l.len) {
+		out->items = arena_grow(a, (void *)out->items, out->len, out->len + l.len,
+		                        sizeof(*out->items));
+		out->pos = arena_grow(a, out->pos, out->pos ? out->len : 0, out->len + l.len,
+		                      sizeof(*out->pos));
+		for (i = 0; i < l.len; i++)
+			out->items[out->len + i] = arena_strdup(a, l.v[i]);
+		out->len += l.len;
+	}
+	for (i = 0; i < l.len; i++)
+		free(l.v[i]);
+	free(l.v);
+	buf_free(&prefix);
+	return ok;
+}
+
+/* The aliases build.ninja defines, the build dir's own files, and ninja's
+ * own tool names: a test id (also a phony target) must not take them. */
+static const char *const model_reserved_ids[] = {
+	"run", "report", "scripts", "always", "build.ninja", "local.ninja", "kunai.json",
+	"clean", "all", "default", NULL,
+};
+
+bool
+model_reserved_id(const char *id)
+{
+	size_t i;
+
+	for (i = 0; model_reserved_ids[i]; i++)
+		if (strcmp(id, model_reserved_ids[i]) == 0)
+			return true;
+	return false;
+}

@@ -1,0 +1,176 @@
+/* workload.c: the registry of workloads. Each gen/workloads/wl_*.c defines
+ * one entry (wl_kunai.c a table of kunai's own); adding a workload is one
+ * line here. The table is sorted by name so that
+ * workload_names() lists them in a stable order for "did you mean". */
+#include <stddef.h>
+#include <string.h>
+
+#include "wl_kunai.h"
+#include "workload.h"
+#include "gen/base/escape.h"
+#include "gen/base/util.h"
+#include "gen/model/expand.h"
+
+extern const struct workload wl_bash_cmd;
+extern const struct workload wl_nccl;
+extern const struct workload wl_osu;
+extern const struct workload wl_sleep;
+extern const struct workload wl_slurm_container;
+extern const struct workload wl_ucc;
+
+static const struct workload *const workloads[] = {
+	&wl_bash_cmd,
+	&wl_kunai[WL_KUNAI_ALLREDUCE],
+	&wl_kunai[WL_KUNAI_BISECTION],
+	&wl_kunai[WL_KUNAI_DDP],
+	&wl_kunai[WL_KUNAI_GEMM],
+	&wl_kunai[WL_KUNAI_HEALTH],
+	&wl_kunai[WL_KUNAI_TRAIN],
+	&wl_nccl,
+	&wl_osu,
+	&wl_sleep,
+	&wl_slurm_container,
+	&wl_ucc,
+};
+
+/* Kept in the same order as workloads[]; a static table keeps
+ * workload_names() free of allocation and global mutable state. */
+static const char *const workload_name_list[] = {
+	"BashCmd",
+	"KunaiAllReduce",
+	"KunaiBisection",
+	"KunaiDdpSmoke",
+	"KunaiGemm",
+	"KunaiHealth",
+	"KunaiTrainSmoke",
+	"NcclTest",
+	"OSUBench",
+	"Sleep",
+	"SlurmContainer",
+	"UCCTest",
+	NULL,
+};
+
+const struct workload *
+workload_find(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < LEN(workloads); i++) {
+		if (strcmp(workloads[i]->name, name) == 0)
+			return workloads[i];
+	}
+	return NULL;
+}
+
+const struct arg_schema *
+workload_arg(const struct workload *wl, const char *key)
+{
+	size_t i;
+
+	if (!wl || !key)
+		return NULL;
+	for (i = 0; i < wl->n_args; i++) {
+		if (strcmp(wl->args[i].key, key) == 0)
+			return &wl->args[i];
+	}
+	return NULL;
+}
+
+const char *const *
+workload_names(void)
+{
+	return workload_name_list;
+}
+
+const char *
+workload_value(const struct run *r, const char *key)
+{
+	const struct arg_schema *s;
+	size_t i;
+
+	for (i = 0; i < r->args.len; i++)
+		if (strcmp(r->args.items[i].key, key) == 0)
+			return r->args.items[i].value;
+	s = workload_arg(r->def->wl, key);
+	return s ? s->def : NULL;
+}
+
+const char *
+workload_value_of(const struct run *r, const struct arg_schema *s)
+{
+	size_t i;
+
+	for (i = 0; i < r->args.len; i++)
+		if (strcmp(r->args.items[i].key, s->key) == 0)
+			return r->args.items[i].value;
+	return s->def;
+}
+
+bool
+workload_true(const char *v)
+{
+	return v && (strcmp(v, "True") == 0 || strcmp(v, "true") == 0);
+}
+
+bool
+workload_is_bool(const struct run *r, const char *key)
+{
+	const struct argset *as = &r->def->cmd_args;
+	size_t i;
+
+	for (i = 0; i < as->len; i++) {
+		const struct toml_value *v = as->items[i].val;
+		if (strcmp(as->items[i].key, key) != 0)
+			continue;
+		if (v->type == TOML_ARRAY && v->u.array->len > 0)
+			v = v->u.array->items[0];
+		return v->type == TOML_BOOL;
+	}
+	return false;
+}
+
+/* The text of a scalar extra_cmd_args value (the model allows strings; other
+ * scalars are printed as Python would). */
+static void
+scalar(struct buf *b, const struct toml_value *v)
+{
+	switch (v->type) {
+	case TOML_STRING:
+		buf_push(b, v->u.str.s, v->u.str.len);
+		break;
+	case TOML_INTEGER:
+		buf_printf(b, "%lld", (long long)v->u.integer);
+		break;
+	case TOML_FLOAT:
+		buf_printf(b, "%.17g", v->u.flt);
+		break;
+	case TOML_BOOL:
+		buf_puts(b, v->u.boolean ? "True" : "False");
+		break;
+	default:
+		break;
+	}
+}
+
+void
+workload_extra_args(const struct run *r, char sep, struct buf *out)
+{
+	const struct argset *as = &r->def->extra_cmd_args;
+	struct buf v = {0};
+	size_t i;
+
+	for (i = 0; i < as->len; i++) {
+		v.len = 0;
+		scalar(&v, as->items[i].val);
+		buf_putc(out, ' ');
+		sh_quote(out, as->items[i].key);
+		if (v.len) {
+			buf_putc(out, sep);
+			sh_quote(out, buf_str(&v));
+		}
+	}
+	buf_free(&v);
+}

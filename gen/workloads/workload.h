@@ -1,0 +1,79 @@
+/* workload.h: the table of workloads. One file per workload (gen/workloads/wl_*.c)
+ * defines a const struct workload and is listed once in workload.c. */
+#ifndef KUNAI_WORKLOAD_H
+#define KUNAI_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct buf;
+struct run;
+
+enum arg_type {
+	ARG_STRING,
+	ARG_INT,   /* TOML integer, or a string of digits (CloudAI coerces "100") */
+	ARG_FLOAT, /* TOML float or integer, or a numeric string */
+	ARG_BOOL,  /* TOML boolean, or "true"/"false"/"True"/"False" */
+	ARG_SIZE,  /* integer or string like "32M", "4G" (nccl-tests sizes) */
+	ARG_LIST,  /* a real list value, never a sweep dimension */
+};
+
+struct arg_schema {
+	const char *key;
+	enum arg_type type;
+	const char *def;            /* default as command text; NULL: omitted unless set */
+	const char *const *choices; /* NULL-terminated allowed values, or NULL */
+	bool required;
+};
+
+/* Which schedulers a workload can run on (bit per enum sched). */
+#define WL_STANDALONE (1u << 0)
+#define WL_SLURM (1u << 1)
+#define WL_KUBERNETES (1u << 2)
+
+struct workload {
+	const char *name; /* test_template_name */
+	const char *program; /* kunai's own program in workloads/; NULL for the others */
+	const struct arg_schema *args;
+	size_t n_args;
+	bool extra_args_ok; /* unknown cmd_args accepted (and forwarded by the builder) */
+	unsigned schedulers;
+	bool container; /* runs in a container image (cmd_args.docker_image_url) on Slurm */
+	bool in_batch;  /* Slurm: runs in the batch script itself, not under srun (BashCmd) */
+	/* Appends the workload's command (a shell command line, not yet quoted for
+	 * any outer context) for run r. */
+	void (*command)(const struct run *r, struct buf *out);
+	/* Slurm: srun task shape. Non-zero ntasks overrides the per-node layout
+	 * (e.g. NCCL's single-process subtests use 1); mpi false drops --mpi. */
+	int (*ntasks)(const struct run *r);
+	bool (*uses_mpi)(const struct run *r);
+	/* Success check on stdout: every pattern of all_of present, none of none_of. */
+	const char *const *all_of;
+	const char *const *none_of;
+	const char *grader; /* name of the grader (reports/), for later */
+};
+
+/* Returns the workload named name, or NULL. */
+const struct workload *workload_find(const char *name);
+/* Returns the schema entry for key, or NULL. */
+const struct arg_schema *workload_arg(const struct workload *wl, const char *key);
+/* For "did you mean": the names of all workloads, NULL-terminated. */
+const char *const *workload_names(void);
+
+/* Helpers for the command builders (gen/wl_*.c). */
+
+/* Returns the text of cmd_args key for r: the run's value, else the schema
+ * default, else NULL (an optional argument that is not set). */
+const char *workload_value(const struct run *r, const char *key);
+/* workload_value for an entry of the run's own schema (no schema search). */
+const char *workload_value_of(const struct run *r, const struct arg_schema *s);
+/* Returns whether v is a true boolean as a command line shows it
+ * ("True", "true"; CloudAI prints Python's str(True)). */
+bool workload_true(const char *v);
+/* Returns whether key was written as a TOML boolean (or a list of them). */
+bool workload_is_bool(const struct run *r, const char *key);
+/* Appends the test's extra_cmd_args, each as " k v" (sep ' ') or " k=v"
+ * (sep '='), both parts shell-quoted; the key alone when the value is empty. */
+void workload_extra_args(const struct run *r, char sep, struct buf *out);
+
+#endif

@@ -1,0 +1,533 @@
+/* gen.c: `kunai gen` and `kunai dry-run`: load the campaign, expand it, and
+ * write the build dir. Everything is validated (hooks expanded once) before
+ * the first write, so that bad input leaves the previous build dir as it
+ * was; after that only I/O can fail. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "campaign_json.h"
+#include "gen.h"
+#include "manifest.h"
+#include "ninja.h"
+#include "script.h"
+#include "gen/base/util.h"
+#include "gen/model/expand.h"
+#include "gen/model/model.h"
+
+struct gen_opts {
+	struct model_opts m;
+	const char *out_dir;
+	const char *rules_dir; /* --rules-dir, made absolute; NULL: kunai's own */
+	bool cache_without_check;
+	struct override *sets;
+	size_t n_sets;
+};
+
+/* Where rendered files go: under root, or nowhere when root is NULL. */
+struct sink {
+	const char *root; /* NULL: discard */
+	const struct manifest *mf; /* what gen wrote last time (shared) */
+	struct buf mf_out;         /* this sink's lines of the new manifest */
+	struct buf path;
+	struct buf dir;   /* the directory of the last file made sure of */
+	bool fresh;       /* dir was made by this gen: its files are all new */
+	bool ok;
+};
+
+/* Writes content as root/rel (only when it changed; atomically over an
+ * existing file) and empties content for the next file. A file the
+ * manifest vouches for costs one stat; a run's files come together, so its
+ * directory is made once, and a new one needs no reads. */
+static void
+emit(struct sink *s, const char *rel, struct buf *content)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len, rlen;
+	const char *data = content->data ? content->data : "";
+	/* paths relative to the open build dir (from off in path and dir): no
+	 * lookup of its own path */
+	int at = s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
+	uint64_t hash;
+	struct stat st;
+	size_t off;
+
+	content->len = 0;
+	if (!s->root || !s->ok)
+		return;
+	hash = manifest_hash(data, len);
+	s->path.len = 0;
+	/* (printf costs more than the path: this runs twice per run) */
+	buf_puts(&s->path, s->root);
+	buf_putc(&s->path, '/');
+	rlen = s->path.len;
+	buf_puts(&s->path, rel);
+	off = at == AT_FDCWD ? 0 : rlen;
+	if (manifest_unchanged(s->mf, &s->mf_out, rel, hash, len))
+		return;
+	if (!slash) {
+		s->fresh = false;
+	} else {
+		size_t plen = rlen + dlen;
+		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
+			s->dir.len = 0;
+			buf_push(&s->dir, s->path.data, plen);
+			if (!make_dir_at(at, s->dir.data + off, s->dir.data, &s->fresh)) {
+				s->ok = false;
+				return;
+			}
+		}
+	}
+	if (s->fresh) {
+		s->ok = write_file_new_at(at, s->path.data + off, s->path.data, data, len, &st);
+		if (s->ok)
+			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
+	} else {
+		s->ok = write_file_atomic(s->path.data, data, len);
+		if (s->ok)
+			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, NULL);
+	}
+}
+
+/* An absolute version of path (which need not exist). */
+static const char *
+absolute(struct arena *a, const char *cwd, const char *path)
+{
+	return path[0] == '/' ? path : path_join(a, cwd, path);
+}
+
+static int
+gen_usage(const char *fmt, const char *arg)
+{
+	fputs("kunai: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nusage: kunai gen --system-config FILE --test-scenario FILE [--tests-dir DIR]\n"
+	      "                 [--hook-dir DIR] [-o DIR | --output-dir DIR] [--set KEY=VALUE]...\n",
+	      stderr);
+	return 2;
+}
+
+/* Parses gen/dry-run flags (CloudAI's spellings, old and new). Returns 0, or
+ * the exit status of a usage error. */
+static int
+parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *f = argv[i], *v = NULL, *eq = NULL;
+		char *name;
+
+		if (strncmp(f, "--", 2) == 0 && (eq = strchr(f, '=')))
+			name = arena_strndup(a, f, (size_t)(eq - f)), v = eq + 1;
+		else
+			name = arena_strdup(a, f);
+		for (char *p = name + 2; name[0] == '-' && *p; p++)
+			if (*p == '_')
+				*p = '-';
+		if (strcmp(name, "--enable-cache-without-check") == 0) {
+			o->cache_without_check = true;
+			continue;
+		}
+		if (!v) {
+			if (i + 1 >= argc)
+				return gen_usage("option %s needs a value", f);
+			v = argv[++i];
+		}
+		if (strcmp(name, "--system-config") == 0 || strcmp(name, "--system-config-path") == 0)
+			o->m.system_path = v;
+		else if (strcmp(name, "--tests-dir") == 0 || strcmp(name, "--test-templates-dir") == 0)
+			o->m.tests_dir = v;
+		else if (strcmp(name, "--test-scenario") == 0 || strcmp(name, "--test-scenario-path") == 0)
+			o->m.scenario_path = v;
+		else if (strcmp(name, "--hook-dir") == 0)
+			o->m.hook_dir = v;
+		else if (strcmp(name, "-o") == 0 || strcmp(name, "--output-dir") == 0 ||
+		         strcmp(name, "--output-path") == 0)
+			o->out_dir = v;
+		else if (strcmp(name, "--rules-dir") == 0)
+			o->rules_dir = v;
+		else if (strcmp(name, "--set") == 0) {
+			const char *e = strchr(v, '=');
+			if (!e || e == v)
+				return gen_usage("--set needs KEY=VALUE, not '%s'", v);
+			o->sets = arena_grow(a, o->sets, o->n_sets, o->n_sets + 1, sizeof(*o->sets));
+			o->sets[o->n_sets].key = arena_strndup(a, v, (size_t)(e - v));
+			o->sets[o->n_sets].value = e + 1;
+			o->n_sets++;
+		} else if (strcmp(name, "--mode") == 0) {
+			if (strcmp(v, "dry-run") != 0 && strcmp(v, "gen") != 0)
+				return gen_usage("--mode %s is not supported here (use dry-run)", v);
+		} else
+			return gen_usage("unknown option '%s'", f);
+	}
+	if (!o->m.system_path)
+		return gen_usage("%s", "missing --system-config");
+	if (!o->m.scenario_path)
+		return gen_usage("%s", "missing --test-scenario");
+	o->m.overrides = o->sets;
+	o->m.n_overrides = o->n_sets;
+	return 0;
+}
+
+/* The canonical argument list that regenerates the same build dir. */
+static size_t
+regen_args(struct arena *a, const struct gen_opts *o, const char *out_dir, const char ***argv)
+{
+	const char **v = arena_alloc(a, (14 + 2 * o->n_sets) * sizeof(*v));
+	size_t n = 0, i;
+
+	v[n++] = "gen";
+	v[n++] = "--system-config";
+	v[n++] = o->m.system_path;
+	if (o->m.tests_dir) {
+		v[n++] = "--tests-dir";
+		v[n++] = o->m.tests_dir;
+	}
+	v[n++] = "--test-scenario";
+	v[n++] = o->m.scenario_path;
+	if (o->m.hook_dir) {
+		v[n++] = "--hook-dir";
+		v[n++] = o->m.hook_dir;
+	}
+	v[n++] = "-o";
+	v[n++] = out_dir;
+	if (o->rules_dir) {
+		v[n++] = "--rules-dir";
+		v[n++] = o->rules_dir;
+	}
+	if (o->cache_without_check)
+		v[n++] = "--enable-cache-without-check";
+	for (i = 0; i < o->n_sets; i++) {
+		struct buf b = {0};
+		buf_printf(&b, "%s=%s", o->sets[i].key, o->sets[i].value);
+		v[n++] = "--set";
+		v[n++] = arena_strdup(a, b.data);
+		buf_free(&b);
+	}
+	*argv = v;
+	return n;
+}
+
+/* Adds the directories whose listing the campaign depends on (a test file
+ * added to or removed from --tests-dir changes the campaign) to the inputs
+ * of the regenerate edge. */
+static void
+add_dir_inputs(struct arena *a, struct campaign *c, const struct gen_opts *o)
+{
+	const char *dirs[3];
+	size_t n = 0, i;
+	struct stat st;
+
+	if (o->m.tests_dir)
+		dirs[n++] = o->m.tests_dir;
+	if (o->m.hook_dir) {
+		dirs[n++] = o->m.hook_dir;
+		dirs[n++] = path_join(a, o->m.hook_dir, "test");
+	}
+	for (i = 0; i < n; i++) {
+		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		c->inputs.items = arena_grow(a, (void *)c->inputs.items, c->inputs.len, c->inputs.len + 1,
+		                             sizeof(*c->inputs.items));
+		c->inputs.pos = arena_grow(a, c->inputs.pos, c->inputs.pos ? c->inputs.len : 0,
+		                           c->inputs.len + 1, sizeof(*c->inputs.pos));
+		c->inputs.items[c->inputs.len++] = dirs[i];
+	}
+}
+
+/* Renders every run's script and env files into out as it goes, and records
+ * each run's hook env files for build.ninja. Bad input is rejected before
+ * this point (the model validates everything the writers rely on, and
+ * hooks_ok() expands the hooks once), so a failure here is an I/O error or
+ * a kunai bug, never a half-written build dir after a config mistake. */
+static bool
+render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t from, size_t to, struct sink *out)
+{
+	const struct scenario *sc = c->scenario;
+	const char *script = ninja_script_name(c->system->scheduler);
+	struct buf b = {0}, p = {0};
+	size_t i, j;
+	bool ok = true;
+
+	for (i = from; ok && out->ok && i < to; i++) {
+		struct run *r = &rl->items[i];
+		struct runlist pre = {0}, post = {0};
+		struct hooks h = {&pre, &post};
+
+		if (sc->pre_test && !expand_hook(a, c, sc->pre_test, true, r, &pre))
+			ok = false;
+		if (sc->post_test && !expand_hook(a, c, sc->post_test, false, r, &post))
+			ok = false;
+		if (!ok)
+			break;
+		if (c->system->scheduler == SCHED_SLURM)
+			ok = script_slurm(a, r, &h, &b);
+		else
+			ok = script_standalone(a, r, &h, &b);
+		p.len = 0;
+		buf_puts(&p, r->dir);
+		buf_putc(&p, '/');
+		buf_puts(&p, script);
+		emit(out, p.data, &b);
+		script_env(r, &b);
+		p.len = 0;
+		buf_puts(&p, r->dir);
+		buf_puts(&p, "/env_vars.sh");
+		emit(out, p.data, &b);
+		if (pre.len + post.len) {
+			r->hook_env.items = arena_alloc(a, (pre.len + post.len) * sizeof(*r->hook_env.items));
+			r->hook_env.len = 0;
+		}
+		for (j = 0; j < pre.len + post.len; j++) {
+			const struct run *hr = j < pre.len ? &pre.items[j] : &post.items[j - pre.len];
+			script_env(hr, &b);
+			p.len = 0;
+			buf_printf(&p, "%s/env_vars.sh", hr->dir);
+			r->hook_env.items[r->hook_env.len++] = arena_strdup(a, p.data);
+			emit(out, p.data, &b);
+		}
+	}
+	buf_free(&b);
+	buf_free(&p);
+	return ok && out->ok;
+}
+
+/* One of the threads that render a large campaign: runs [from, to), its
+ * own sink (the old manifest shared, read only) and its own arena for the
+ * hooks' allocations. */
+struct worker {
+	const struct campaign *c;
+	struct runlist *rl;
+	size_t from, to;
+	struct arena arena;
+	struct sink sink;
+	bool ok;
+	pthread_t thread;
+};
+
+static void *
+work(void *arg)
+{
+	struct worker *w = arg;
+
+	w->ok = render(&w->arena, w->c, w->rl, w->from, w->to, &w->sink);
+	return NULL;
+}
+
+/* How many threads render: $KUNAI_GEN_THREADS, else one per CPU (at most 8)
+ * for a campaign large enough to gain from them. */
+static size_t
+n_workers(size_t runs)
+{
+	const char *env = getenv("KUNAI_GEN_THREADS");
+	long n = env && *env ? strtol(env, NULL, 10) : 0;
+
+	if (n <= 0) {
+		n = runs >= 4096 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+		if (n > 8)
+			n = 8;
+	}
+	if (n > 64)
+		n = 64;
+	if ((size_t)n > runs)
+		n = (long)runs;
+	return n > 1 ? (size_t)n : 1;
+}
+
+/* Renders every run and kunai.json (into json), in parallel when it pays:
+ * each thread takes a contiguous share of the runs (so each run dir is made
+ * by one thread) while this one writes kunai.json, which reads nothing the
+ * threads change; their manifest lines are joined in run order, so the
+ * output is the same bytes whatever the number of threads. */
+static bool
+render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct sink *out, struct worker **ws,
+           size_t *n_ws, struct buf *json)
+{
+	size_t n = n_workers(rl->len), i, started;
+	struct worker *w;
+	bool ok = true;
+
+	if (n == 1)
+		return render(a, c, rl, 0, rl->len, out) && json_campaign(c, rl, json);
+	w = xcalloc(n, sizeof(*w));
+	*ws = w;
+	*n_ws = n;
+	for (i = 0, started = 0; i < n; i++) {
+		w[i].c = c;
+		w[i].rl = rl;
+		w[i].from = rl->len * i / n;
+		w[i].to = rl->len * (i + 1) / n;
+		w[i].sink.root = out->root;
+		w[i].sink.mf = out->mf;
+		w[i].sink.ok = true;
+		if (pthread_create(&w[i].thread, NULL, work, &w[i]) != 0) {
+			warn("pthread_create: cannot start a rendering thread");
+			ok = false;
+			break;
+		}
+		started++;
+	}
+	if (ok && !json_campaign(c, rl, json))
+		ok = false;
+	for (i = 0; i < started; i++) {
+		pthread_join(w[i].thread, NULL);
+		ok = ok && w[i].ok;
+		buf_push(&out->mf_out, w[i].sink.mf_out.data, w[i].sink.mf_out.len);
+		buf_free(&w[i].sink.mf_out);
+		buf_free(&w[i].sink.path);
+		buf_free(&w[i].sink.dir);
+	}
+	return ok;
+}
+
+/* Expands the hooks once (for the first run) so that their errors, e.g. an
+ * empty sweep in a hook test, are found before anything is written. */
+static bool
+hooks_ok(struct arena *a, const struct campaign *c, const struct runlist *rl)
+{
+	const struct scenario *sc = c->scenario;
+	struct runlist tmp = {0};
+
+	if (!rl->len)
+		return true;
+	if (sc->pre_test && !expand_hook(a, c, sc->pre_test, true, &rl->items[0], &tmp))
+		return false;
+	if (sc->post_test && !expand_hook(a, c, sc->post_test, false, &rl->items[0], &tmp))
+		return false;
+	return true;
+}
+
+/* Generates the build dir; on success its path goes to dir_out (if any). */
+static int
+generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
+{
+	struct arena a = {0};
+	struct gen_opts o = {0};
+	struct campaign *c;
+	struct runlist rl = {0};
+	struct sink sink = {.ok = true};
+	struct manifest mf = {.rootfd = -1};
+	struct worker *ws = NULL;
+	size_t n_ws = 0, i;
+	struct buf b = {0}, dd = {0};
+	char cwd[PATH_MAX], exe[PATH_MAX];
+	const char *out_dir, **rargv;
+	size_t rargc;
+	ssize_t n;
+	struct stat st;
+	bool made;
+	int rc;
+
+	if ((rc = parse_opts(&a, argc, argv, &o)) != 0)
+		goto done;
+	rc = 1;
+	if (!getcwd(cwd, sizeof(cwd))) {
+		warn("getcwd:");
+		goto done;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		warn("readlink /proc/self/exe:");
+		goto done;
+	}
+	exe[n] = '\0';
+	c = model_load(&a, &o.m);
+	if (!c || !expand_campaign(&a, c, &rl))
+		goto done;
+	out_dir = o.out_dir ? o.out_dir : path_join(&a, c->system->output_path, c->scenario->name);
+	if (!hooks_ok(&a, c, &rl))
+		goto done;
+	add_dir_inputs(&a, c, &o);
+	/* rules chosen by --rules-dir or $KUNAI_DATADIR stay chosen when ninja regenerates */
+	if (o.rules_dir)
+		o.rules_dir = absolute(&a, cwd, o.rules_dir);
+	else if (getenv("KUNAI_DATADIR") && *getenv("KUNAI_DATADIR"))
+		o.rules_dir = path_join(&a, absolute(&a, cwd, kunai_datadir(&dd)), "rules");
+	rargc = regen_args(&a, &o, out_dir, &rargv);
+	/* nothing can fail from here on but I/O: write the runs, then the graph */
+	sink.root = out_dir;
+	/* the build dir first, so that everything in it is made relative to it */
+	if (!make_dir(out_dir, &made))
+		goto done;
+	if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		warn("%s: not a directory; the build dir must be one", out_dir);
+		goto done;
+	}
+	manifest_load(&mf, out_dir);
+	sink.mf = &mf;
+	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
+		goto done;
+	emit(&sink, "kunai.json", &b);
+	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules"), cwd,
+	                  rargv, rargc, &b);
+	emit(&sink, "local.ninja", &b);
+	ninja_write_build(c, &rl, &b);
+	emit(&sink, "build.ninja", &b);
+	if (!sink.ok)
+		goto done;
+	/* last: a gen that failed before this point leaves the old manifest,
+	 * whose stats no longer match what it rewrote */
+	mf.out = sink.mf_out;
+	sink.mf_out = (struct buf){0};
+	if (!manifest_save(&mf, out_dir))
+		goto done;
+	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
+	if (dir_out)
+		buf_puts(dir_out, out_dir);
+	rc = 0;
+	if (dry_run) {
+		pid_t pid;
+		int status;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			execlp("ninja", "ninja", "-C", out_dir, "scripts", (char *)NULL);
+			warn("exec ninja:");
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0) {
+			warn("ninja scripts failed in %s", out_dir);
+			rc = 1;
+		}
+	}
+done:
+	buf_free(&b);
+	buf_free(&dd);
+	buf_free(&sink.path);
+	buf_free(&sink.dir);
+	buf_free(&sink.mf_out);
+	manifest_free(&mf);
+	for (i = 0; i < n_ws; i++)
+		arena_free(&ws[i].arena);
+	free(ws);
+	arena_free(&a);
+	return rc;
+}
+
+int
+cmd_gen(int argc, char **argv)
+{
+	return generate(argc, argv, false, NULL);
+}
+
+int
+cmd_dry_run(int argc, char **argv)
+{
+	return generate(argc, argv, true, NULL);
+}
+
+int
+gen_build_dir(int argc, char **argv, struct buf *dir)
+{
+	return generate(argc, argv, false, dir);
+}

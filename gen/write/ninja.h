@@ -1,0 +1,24 @@
+/* ninja.h: the build.ninja and local.ninja writers. */
+#ifndef KUNAI_NINJA_H
+#define KUNAI_NINJA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/model/model.h"
+
+struct buf;
+struct runlist;
+
+/* Returns the job script's file name for a scheduler (in every run dir). */
+const char *ninja_script_name(enum sched s);
+
+/* Appends build.ninja: identical bytes for the same campaign anywhere. */
+void ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf *b);
+
+/* Appends local.ninja: kunai's path, the rules dir and the regenerate edge,
+ * which reruns `kunai argv...` in cwd. */
+void ninja_write_local(const struct campaign *c, const char *kunai, const char *rulesdir,
+                       const char *cwd, const char *const *argv, size_t argc, struct buf *b);
+
+#endif

@@ -1,0 +1,169 @@
+/* script.c: the pieces of a job script that every scheduler's writer shares
+ * (script.h): the #KUNAI line, the path and record lines, env_vars.sh and
+ * the exports, and the hooks' success check. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "script.h"
+#include "gen/base/escape.h"
+#include "gen/base/util.h"
+#include "gen/model/expand.h"
+#include "gen/model/model.h"
+#include "gen/workloads/workload.h"
+
+void
+script_check(struct buf *out, const struct run *hr, const char *stdout_word)
+{
+	const struct workload *wl = hr->def->wl;
+	size_t i;
+
+	buf_puts(out, "[ $? -eq 0 ]");
+	for (i = 0; wl->all_of && wl->all_of[i]; i++) {
+		buf_puts(out, " && grep -qF -- ");
+		sh_quote(out, wl->all_of[i]);
+		buf_printf(out, " %s", stdout_word);
+	}
+	for (i = 0; wl->none_of && wl->none_of[i]; i++) {
+		buf_puts(out, " && ! grep -qF -- ");
+		sh_quote(out, wl->none_of[i]);
+		buf_printf(out, " %s", stdout_word);
+	}
+	buf_puts(out, " && echo 1 || echo 0");
+}
+
+/* How many directories r->dir goes down from the build dir. */
+static int
+depth(const char *dir)
+{
+	int n = 1;
+
+	for (; *dir; dir++)
+		n += *dir == '/';
+	return n;
+}
+
+void
+script_paths(struct buf *out, const struct run *r)
+{
+	const char *ip = r->c->system->install_path;
+	int i, n = depth(r->dir);
+
+	buf_puts(out, "BUILD_DIR=$(cd \"$RUN_DIR");
+	for (i = 0; i < n; i++)
+		buf_puts(out, "/..");
+	buf_puts(out, "\" && pwd)\n");
+	/* a relative install_path is relative to the build dir: the same
+	 * campaign then resolves it the same way wherever it is generated */
+	if (ip && ip[0] == '/') {
+		buf_puts(out, "INSTALL_DIR=");
+		sh_quote(out, ip);
+	} else {
+		while (ip && ip[0] == '.' && ip[1] == '/')
+			ip += 2;
+		buf_puts(out, "INSTALL_DIR=\"$BUILD_DIR\"");
+		if (ip && *ip && strcmp(ip, ".") != 0) {
+			buf_puts(out, "/");
+			sh_quote(out, ip);
+		}
+	}
+	buf_putc(out, '\n');
+}
+
+void
+script_directives(struct buf *out, const struct run *r)
+{
+	const struct scenario *sc = r->c->scenario;
+	long delay = 0;
+	size_t j;
+
+	buf_printf(out, "#KUNAI --workload %s", r->def->wl->name);
+	if (r->time_limit > 0)
+		buf_printf(out, " --time-limit %ld", r->time_limit);
+	for (j = 0; j < r->n_deps; j++) {
+		struct buf d = {0};
+
+		switch (r->deps[j].type) {
+		case DEP_START_POST_COMP:
+			if (r->deps[j].delay > delay)
+				delay = r->deps[j].delay;
+			break;
+		case DEP_START_POST_INIT:
+			buf_printf(&d, "%s:%ld", r->deps[j].first_dir, r->deps[j].delay);
+			buf_puts(out, " --after-start ");
+			sh_quote(out, d.data);
+			break;
+		case DEP_END_POST_COMP:
+			/* stopped when every run of the other case has completed */
+			buf_puts(out, " --stop-with ");
+			sh_quote(out, sc->cases[r->deps[j].case_index].id);
+			break;
+		}
+		buf_free(&d);
+	}
+	if (delay)
+		buf_printf(out, " --delay %ld", delay);
+	buf_putc(out, '\n');
+}
+
+void
+script_records(struct buf *out)
+{
+	/* a trapped TERM still ends the script (after its foreground child, which
+	 * got the same signal), but through the EXIT trap, so the record says
+	 * 143; bash builtins only, so recording costs no process */
+	buf_puts(out, "# kunai: the job's own start and exit records, which the runner watches\n"
+	              "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n"
+	              "trap 'echo $? >\"$RUN_DIR/kunai.exit.tmp\" && "
+	              "mv -f \"$RUN_DIR/kunai.exit.tmp\" \"$RUN_DIR/kunai.exit\"' EXIT\n"
+	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" \"${SLURM_JOB_ID:-$$}\" "
+	              ">\"$RUN_DIR/kunai.start.tmp\" && mv -f \"$RUN_DIR/kunai.start.tmp\" \"$RUN_DIR/kunai.start\"\n");
+}
+
+bool
+script_env_ok(const struct run *r, const struct hooks *h)
+{
+	const struct runlist *lists[] = {h ? h->pre : NULL, h ? h->post : NULL};
+	size_t i, j;
+	bool ok = true;
+
+	for (i = 0; i < r->env.len; i++)
+		if (!sh_is_name(r->env.items[i].key)) {
+			warn("test '%s': environment variable '%s' is not a shell name", r->tc->id,
+			     r->env.items[i].key);
+			ok = false;
+		}
+	for (i = 0; i < LEN(lists); i++)
+		for (j = 0; lists[i] && j < lists[i]->len; j++)
+			ok &= script_env_ok(&lists[i]->items[j], NULL);
+	return ok;
+}
+
+void
+script_env_exports(struct buf *out, const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->env.len; i++) {
+		if (!sh_is_name(r->env.items[i].key))
+			continue; /* reported by script_env_ok */
+		buf_printf(out, "export %s=", r->env.items[i].key);
+		sh_quote(out, r->env.items[i].value);
+		buf_putc(out, '\n');
+	}
+}
+
+void
+script_env(const struct run *r, struct buf *out)
+{
+	size_t i;
+
+	/* CloudAI's export K="V", with V escaped for the double quotes so the
+	 * variable gets exactly the TOML value */
+	for (i = 0; i < r->env.len; i++) {
+		if (!sh_is_name(r->env.items[i].key))
+			continue; /* reported by script_env_ok */
+		buf_printf(out, "export %s=\"", r->env.items[i].key);
+		sh_dquote_body(out, r->env.items[i].value);
+		buf_puts(out, "\"\n");
+	}
+}

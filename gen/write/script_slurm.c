@@ -1,0 +1,571 @@
+/* script_slurm.c: the sbatch script of one run, laid out as CloudAI lays out
+ * its own (REFERENCE.md §11) so that a CloudAI user can diff the two line by
+ * line. Unlike CloudAI's, the script embeds no absolute path: it is submitted
+ * from its run directory and finds that, the build dir and the install dir
+ * when it runs; and every value from TOML is quoted for the shell. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "script.h"
+#include "gen/base/escape.h"
+#include "gen/base/util.h"
+#include "gen/model/expand.h"
+#include "gen/model/model.h"
+#include "gen/workloads/workload.h"
+
+/* Where a run's files are, relative to $RUN_DIR: the main run is there, a
+ * hook in pre_test/<its test name> or post_test/<its test name> (CloudAI's
+ * layout; expand_hook's dirs say the same). */
+struct where {
+	const char *sub; /* NULL, "pre_test" or "post_test" */
+	const char *name;
+};
+
+/* One shell word made of literal text and references to the script's path
+ * variables; written bare or '...' without variables, "..." with them. */
+struct word {
+	struct buf raw, dq;
+	bool vars;
+};
+
+static const char *
+text(const struct buf *b)
+{
+	return b->len ? b->data : "";
+}
+
+static void
+w_lit(struct word *w, const char *s)
+{
+	buf_puts(&w->raw, s);
+	sh_dquote_body(&w->dq, s);
+}
+
+/* The text that follows a variable never starts with a name character
+ * here (always '/', ':' or ','), so no braces are needed. */
+static void
+w_var(struct word *w, const char *name)
+{
+	buf_putc(&w->dq, '$');
+	buf_puts(&w->dq, name);
+	w->vars = true;
+}
+
+/* Appends " <prefix><word>" and empties w for the next word. */
+static void
+w_emit(struct buf *out, const char *prefix, struct word *w)
+{
+	buf_putc(out, ' ');
+	buf_puts(out, prefix);
+	if (w->vars) {
+		buf_putc(out, '"');
+		buf_puts(out, text(&w->dq));
+		buf_putc(out, '"');
+	} else if (*prefix && prefix[strlen(prefix) - 1] == '=')
+		sh_quote_cont(out, text(&w->raw));
+	else
+		sh_quote(out, text(&w->raw));
+	w->raw.len = w->dq.len = 0;
+	w->vars = false;
+}
+
+static void
+w_free(struct word *w)
+{
+	buf_free(&w->raw);
+	buf_free(&w->dq);
+}
+
+static void
+w_dir(struct word *w, const struct where *d)
+{
+	w_var(w, "RUN_DIR");
+	if (d->sub) {
+		w_lit(w, "/");
+		w_lit(w, d->sub);
+		w_lit(w, "/");
+		w_lit(w, d->name);
+	}
+}
+
+static void
+w_file(struct word *w, const struct where *d, const char *file)
+{
+	w_dir(w, d);
+	w_lit(w, "/");
+	w_lit(w, file);
+}
+
+/* CloudAI's file name for a cached image: nvcr.io/nvidia/pytorch:24.02-py3
+ * -> nvcr.io_nvidia__pytorch__24.02-py3.sqsh, '#' -> '_'. */
+static void
+cache_name(struct buf *b, const char *url)
+{
+	const char *s = strstr(url, "://"), *colon, *slash, *end;
+	size_t start = b->len, i;
+
+	s = s ? s + 3 : url;
+	colon = strrchr(s, ':');
+	end = colon ? colon : s + strlen(s);
+	for (slash = end; slash > s && slash[-1] != '/'; slash--)
+		;
+	if (slash > s)
+		buf_push(b, s, (size_t)(slash - 1 - s));
+	buf_puts(b, "__");
+	buf_push(b, slash, (size_t)(end - slash));
+	buf_printf(b, "__%s.sqsh", colon ? colon + 1 : "notag");
+	for (i = start; i < b->len; i++)
+		if (b->data[i] == '/' || b->data[i] == '#')
+			b->data[i] = '_';
+}
+
+static void
+w_image(struct word *w, const struct system *sys, const char *url)
+{
+	struct buf name = {0};
+
+	/* local files are used as they are, cached or not */
+	if (!sys->cache_docker_images_locally || url[0] == '/' || url[0] == '.') {
+		w_lit(w, url);
+		return;
+	}
+	cache_name(&name, url);
+	w_var(w, "INSTALL_DIR");
+	w_lit(w, "/");
+	w_lit(w, name.data);
+	buf_free(&name);
+}
+
+/* The repository's directory name as CloudAI installs it: <repo>__<commit>. */
+static void
+repo_dir(struct buf *b, const struct git_repo *g)
+{
+	const char *s = strrchr(g->url, '/'), *e;
+
+	s = s ? s + 1 : g->url;
+	e = s + strlen(s);
+	if (e - s > 4 && strcmp(e - 4, ".git") == 0)
+		e -= 4;
+	buf_push(b, s, (size_t)(e - s));
+	buf_printf(b, "__%s", g->commit ? g->commit : "");
+}
+
+static void
+w_mounts(struct word *w, const struct run *r, const struct where *d)
+{
+	const struct testdef *def = r->def;
+	struct buf t = {0};
+	size_t i;
+
+	w_dir(w, d);
+	w_lit(w, ":/cloudai_run_results,");
+	w_var(w, "INSTALL_DIR");
+	w_lit(w, ":/cloudai_install,");
+	w_dir(w, d);
+	for (i = 0; i < def->extra_container_mounts.len; i++) {
+		w_lit(w, ",");
+		w_lit(w, def->extra_container_mounts.items[i]);
+	}
+	for (i = 0; i < def->n_git_repos; i++) {
+		const struct git_repo *g = &def->git_repos[i];
+		t.len = 0;
+		repo_dir(&t, g);
+		w_lit(w, ",");
+		if (g->installed_path && g->installed_path[0] == '/')
+			w_lit(w, g->installed_path);
+		else if (g->installed_path) {
+			w_var(w, "BUILD_DIR");
+			w_lit(w, "/");
+			w_lit(w, g->installed_path);
+		} else {
+			w_var(w, "INSTALL_DIR");
+			w_lit(w, "/");
+			w_lit(w, text(&t));
+		}
+		w_lit(w, ":");
+		if (g->mount_as)
+			w_lit(w, g->mount_as);
+		else {
+			w_lit(w, "/git/");
+			w_lit(w, text(&t));
+		}
+	}
+	/* NCCL reads its topology file inside the container at the same path */
+	for (i = 0; i < r->env.len; i++)
+		if (strcmp(r->env.items[i].key, "NCCL_TOPO_FILE") == 0 && r->env.items[i].value[0] == '/') {
+			w_lit(w, ",");
+			w_lit(w, r->env.items[i].value);
+			w_lit(w, ":");
+			w_lit(w, r->env.items[i].value);
+		}
+	buf_free(&t);
+}
+
+/* Appends " " and the words of s (an argument string from TOML), if any. */
+static void
+words(struct buf *out, const char *s)
+{
+	buf_putc(out, ' ');
+	if (!sh_words(out, s))
+		out->len--;
+}
+
+/* srun with CloudAI's prefix for run r: --export=ALL --mpi -N, the container
+ * flags, then the system's, the case's and the test's extra srun args. A
+ * hook's srun names its own output files first, as CloudAI's does. */
+static void
+srun_prefix(struct buf *out, const struct run *r, const struct where *d)
+{
+	const struct system *sys = r->c->system;
+	const struct workload *wl = r->def->wl;
+	int ntasks = wl->ntasks ? wl->ntasks(r) : 0;
+	struct word w = {0};
+	size_t i;
+
+	buf_puts(out, "srun");
+	if (d->sub) {
+		w_file(&w, d, "stdout.txt");
+		w_emit(out, "--output=", &w);
+		w_file(&w, d, "stderr.txt");
+		w_emit(out, "--error=", &w);
+	}
+	buf_puts(out, " --export=ALL");
+	if (!wl->uses_mpi || wl->uses_mpi(r)) {
+		w_lit(&w, sys->mpi ? sys->mpi : "pmix");
+		w_emit(out, "--mpi=", &w);
+	}
+	if (ntasks > 0)
+		buf_printf(out, " --ntasks=%d", ntasks);
+	if (r->nodes.len == 0)
+		buf_printf(out, " -N%d", r->num_nodes);
+	if (wl->container) {
+		const char *url = workload_value(r, "docker_image_url");
+		w_image(&w, sys, url ? url : "");
+		w_emit(out, "--container-image=", &w);
+		w_mounts(&w, r, d);
+		w_emit(out, "--container-mounts=", &w);
+		if (!sys->container_mount_home)
+			buf_puts(out, " --no-container-mount-home");
+	}
+	if (sys->extra_srun_args)
+		words(out, sys->extra_srun_args);
+	if (r->tc->extra_srun_args)
+		words(out, r->tc->extra_srun_args);
+	for (i = 0; i < r->def->extra_srun_args.len; i++)
+		words(out, r->def->extra_srun_args.items[i]);
+	w_free(&w);
+}
+
+void
+script_test_command(struct buf *out, const struct run *r)
+{
+	const struct nsys *n = r->def->nsys;
+	size_t i;
+
+	if (n && n->enable) {
+		static const char *const opt[] = {"-s ", "-o ", "-t "};
+		const char *vals[] = {n->sample, n->output, n->trace};
+		const char *eq[][2] = {
+			{"--capture-range=", n->capture_range},
+			{"--capture-range-end=", n->capture_range_end},
+			{"--cuda-graph-trace=", n->cuda_graph_trace},
+			{"--gpu-metrics-devices=", n->gpu_metrics_devices},
+		};
+		sh_quote(out, n->nsys_binary ? n->nsys_binary : "nsys");
+		buf_putc(out, ' ');
+		sh_quote(out, n->task ? n->task : "profile");
+		for (i = 0; i < LEN(vals); i++)
+			if (vals[i] && *vals[i]) {
+				buf_putc(out, ' ');
+				buf_puts(out, opt[i]);
+				sh_quote(out, vals[i]);
+			}
+		if (n->force_overwrite >= 0)
+			buf_printf(out, " --force-overwrite=%s", n->force_overwrite ? "true" : "false");
+		for (i = 0; i < LEN(eq); i++)
+			if (eq[i][1] && *eq[i][1]) {
+				buf_putc(out, ' ');
+				buf_puts(out, eq[i][0]);
+				sh_quote_cont(out, eq[i][1]);
+			}
+		for (i = 0; i < n->extra_args.len; i++)
+			words(out, n->extra_args.items[i]);
+		buf_putc(out, ' ');
+	}
+	r->def->wl->command(r, out);
+}
+
+/* bash -c "source <dir>/env_vars.sh; <command>": $RUN_DIR_Q is the run dir
+ * quoted for the inner shell (printf %q), the rest is escaped for the
+ * double quotes, so the inner shell sees exactly the command that was built. */
+static void
+bash_c(struct buf *out, const struct run *r, const struct where *d)
+{
+	struct buf inner = {0};
+
+	if (d->sub) {
+		buf_printf(&inner, "/%s/", d->sub);
+		sh_quote(&inner, d->name);
+	}
+	buf_puts(&inner, "/env_vars.sh; ");
+	script_test_command(&inner, r);
+	buf_puts(out, "bash -c \"source $RUN_DIR_Q");
+	sh_dquote_body(out, text(&inner));
+	buf_putc(out, '"');
+	buf_free(&inner);
+}
+
+/* The full command line of run r (main or hook), without a newline;
+ * prefix, if not NULL, is r's srun prefix for d, made already. */
+static void
+run_line(struct buf *out, const struct run *r, const struct where *d, const struct buf *prefix)
+{
+	struct word w = {0};
+
+	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
+	if (!r->def->wl->in_batch) {
+		if (prefix)
+			buf_push(out, prefix->data, prefix->len);
+		else
+			srun_prefix(out, r, d);
+		buf_putc(out, ' ');
+	}
+	bash_c(out, r, d);
+	/* a hook's output goes to its own files, as srun --output sends it */
+	if (r->def->wl->in_batch && d->sub) {
+		w_file(&w, d, "stdout.txt");
+		w_emit(out, ">", &w);
+		w_file(&w, d, "stderr.txt");
+		w_emit(out, "2>", &w);
+		w_free(&w);
+	}
+}
+
+/* A value for an #SBATCH line: sbatch reads those lines itself, so a
+ * newline would start a shell line and blanks would split the option. */
+static bool
+directive_ok(const struct run *r, const char *what, const char *v, bool blanks_ok)
+{
+	const char *p;
+
+	for (p = v; *p; p++)
+		if (*p == '\n' || *p == '\r' || (!blanks_ok && (*p == ' ' || *p == '\t'))) {
+			warn("%s: %s '%s' cannot go on an #SBATCH line (test '%s')", r->c->system->path, what, v,
+			     r->tc->id);
+			return false;
+		}
+	return true;
+}
+
+/* The reservation named in the system's extra_srun_args ("--reservation X"
+ * as CloudAI reads it, or "--reservation=X"), copied into b. */
+static bool
+reservation(struct buf *b, const char *args)
+{
+	const char *p = args ? strstr(args, "--reservation") : NULL;
+	size_t n;
+
+	if (!p || (p[13] != ' ' && p[13] != '='))
+		return false;
+	p += 14;
+	while (*p == ' ')
+		p++;
+	n = strcspn(p, " \t\r\n"); /* a word, as Python's split() makes them */
+	if (!n)
+		return false;
+	buf_push(b, p, n);
+	return true;
+}
+
+/* A stable job name (no timestamp, unlike CloudAI's): account-scenario.id.iteration[.step],
+ * with bytes Slurm or a shell could trip on replaced by '_'. */
+static void
+job_name(struct buf *out, const struct run *r)
+{
+	const struct system *sys = r->c->system;
+	struct buf n = {0};
+	size_t i;
+
+	if (sys->account)
+		buf_printf(&n, "%s-", sys->account);
+	buf_printf(&n, "%s.%s.%d", r->c->scenario->name, r->tc->id, r->iteration);
+	if (r->step)
+		buf_printf(&n, ".%d", r->step);
+	for (i = 0; i < n.len; i++) {
+		char c = n.data[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr("_.+-", c)))
+			n.data[i] = '_';
+	}
+	buf_printf(out, "#SBATCH --job-name=%s\n", n.data);
+	buf_free(&n);
+}
+
+static bool
+directives(struct buf *out, const struct run *r)
+{
+	const struct system *sys = r->c->system;
+	const struct test_case *tc = r->tc;
+	struct buf t = {0};
+	const char *part;
+	size_t i;
+	bool ok = true;
+
+	job_name(out, r);
+	/* relative: the job runs in the directory it was submitted from */
+	buf_puts(out, "#SBATCH --output=stdout.txt\n#SBATCH --error=stderr.txt\n");
+	part = r->partition ? r->partition : sys->default_partition;
+	if (part && (ok &= directive_ok(r, "partition", part, false)))
+		buf_printf(out, "#SBATCH --partition=%s\n", part);
+	if (sys->account && (ok &= directive_ok(r, "account", sys->account, false)))
+		buf_printf(out, "#SBATCH --account=%s\n", sys->account);
+	if (reservation(&t, sys->extra_srun_args) && (ok &= directive_ok(r, "reservation", t.data, false)))
+		buf_printf(out, "#SBATCH --reservation=%s\n", t.data);
+	if (sys->distribution && (ok &= directive_ok(r, "distribution", sys->distribution, false)))
+		buf_printf(out, "#SBATCH --distribution=%s\n", sys->distribution);
+	if (r->nodes.len) {
+		buf_puts(out, "#SBATCH --nodelist=");
+		for (i = 0; i < r->nodes.len; i++) {
+			ok &= directive_ok(r, "node", r->nodes.items[i], false);
+			buf_printf(out, "%s%s", i ? "," : "", r->nodes.items[i]);
+		}
+		buf_putc(out, '\n');
+	} else {
+		buf_printf(out, "#SBATCH -N %d\n", r->num_nodes);
+		if (tc->exclude_nodes.len) {
+			buf_puts(out, "#SBATCH --exclude=");
+			for (i = 0; i < tc->exclude_nodes.len; i++) {
+				ok &= directive_ok(r, "excluded node", tc->exclude_nodes.items[i], false);
+				buf_printf(out, "%s%s", i ? "," : "", tc->exclude_nodes.items[i]);
+			}
+			buf_putc(out, '\n');
+		}
+	}
+	if (sys->gpus_per_node > 0 && sys->supports_gpu_directives != 0)
+		buf_printf(out, "#SBATCH --gpus-per-node=%d\n#SBATCH --gres=gpu:%d\n", sys->gpus_per_node,
+		           sys->gpus_per_node);
+	if (sys->ntasks_per_node > 0)
+		buf_printf(out, "#SBATCH --ntasks-per-node=%d\n", sys->ntasks_per_node);
+	if (r->time_limit > 0) {
+		char tl[32];
+		model_format_time(r->time_limit, tl, sizeof(tl));
+		buf_printf(out, "#SBATCH --time=%s\n", tl);
+	}
+	for (i = 0; i < sys->extra_sbatch_args.len; i++)
+		if ((ok &= directive_ok(r, "extra_sbatch_args entry", sys->extra_sbatch_args.items[i], true)))
+			buf_printf(out, "#SBATCH %s\n", sys->extra_sbatch_args.items[i]);
+	buf_free(&t);
+	return ok;
+}
+
+/* The metadata and mapping sruns (CloudAI's prefix, outside any hook:
+ * prefix). */
+static void
+probes(struct buf *out, const struct run *r, const struct buf *prefix)
+{
+	static const struct where here = {NULL, NULL};
+	struct word w = {0};
+
+	buf_push(out, prefix->data, prefix->len);
+	w_file(&w, &here, "mapping-stdout.txt");
+	w_emit(out, "--output=", &w);
+	w_file(&w, &here, "mapping-stderr.txt");
+	w_emit(out, "--error=", &w);
+	buf_puts(out, " bash -c \"echo \\$(date): \\$(hostname):node \\${SLURM_NODEID}:rank \\${SLURM_PROCID}.\"\n\n");
+
+	buf_push(out, prefix->data, prefix->len);
+	buf_printf(out, " --ntasks=%zu --ntasks-per-node=1", r->nodes.len ? r->nodes.len : (size_t)r->num_nodes);
+	w_file(&w, &here, "metadata/node-%N.toml");
+	w_emit(out, "--output=", &w);
+	w_file(&w, &here, "metadata/nodes.err");
+	w_emit(out, "--error=", &w);
+	/* inside a container the install dir is mounted at /cloudai_install */
+	if (r->def->wl->container)
+		buf_puts(out, " bash /cloudai_install/slurm-metadata.sh\n\n");
+	else
+		buf_puts(out, " bash \"$INSTALL_DIR/slurm-metadata.sh\"\n\n");
+	w_free(&w);
+}
+
+bool
+script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct buf *out)
+{
+	const struct runlist *pre = h ? h->pre : NULL, *post = h ? h->post : NULL;
+	size_t npre = pre ? pre->len : 0, npost = post ? post->len : 0, i;
+	const char *indent = npre ? "    " : "";
+	static const struct where here = {NULL, NULL};
+	struct word w = {0};
+	struct buf file = {0}, prefix = {0};
+	bool ok = true;
+
+	(void)a;
+	buf_puts(out, "#!/bin/bash\n# generated by kunai\n");
+	script_directives(out, r);
+	ok &= directives(out, r);
+
+	buf_puts(out, "\n# kunai: the script is submitted from its run directory and embeds no\n"
+	              "# absolute path; RUN_DIR_Q is RUN_DIR quoted for the shells of bash -c.\n");
+	buf_puts(out, "RUN_DIR=${SLURM_SUBMIT_DIR:-$PWD}\n");
+	script_paths(out, r);
+	buf_puts(out, "RUN_DIR_Q=$(printf %q \"$RUN_DIR\")\n");
+	script_records(out);
+	buf_puts(out, "mkdir -p \"$RUN_DIR/metadata\"");
+	for (i = 0; i < npre + npost; i++) {
+		const struct run *hr = i < npre ? &pre->items[i] : &post->items[i - npre];
+		struct where d = {i < npre ? "pre_test" : "post_test", hr->def->name};
+		w_dir(&w, &d);
+		w_emit(out, "", &w);
+	}
+	buf_putc(out, '\n');
+	if (r->nodes.len) {
+		int t = r->c->system->ntasks_per_node > 0 ? r->c->system->ntasks_per_node : 1, k;
+		/* CloudAI's hostfile: each node once per task */
+		buf_puts(out, "printf '%s\\n'");
+		for (i = 0; i < r->nodes.len; i++)
+			for (k = 0; k < t; k++) {
+				buf_putc(out, ' ');
+				sh_quote(out, r->nodes.items[i]);
+			}
+		buf_puts(out, " >\"$RUN_DIR/hostfile.txt\"\nexport SLURM_HOSTFILE=\"$RUN_DIR/hostfile.txt\"\n");
+	}
+
+	buf_puts(out, "\nexport SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)\n");
+	ok &= script_env_ok(r, h);
+	script_env_exports(out, r);
+	/* the same srun prefix starts the probes and the test's own srun */
+	srun_prefix(&prefix, r, &here);
+	probes(out, r, &prefix);
+
+	if (npre) {
+		for (i = 0; i < npre; i++) {
+			struct where d = {"pre_test", pre->items[i].def->name};
+			run_line(out, &pre->items[i], &d, NULL);
+			buf_printf(out, "\nSUCCESS_%zu=$( ", i);
+			w_file(&w, &d, "stdout.txt");
+			w_emit(&file, "", &w); /* " <word>": the check takes the word */
+			script_check(out, &pre->items[i], text(&file) + 1);
+			file.len = 0;
+			buf_puts(out, " )\n");
+		}
+		buf_puts(out, "PRE_TEST_SUCCESS=$(");
+		for (i = 0; i < npre; i++)
+			buf_printf(out, " [ $SUCCESS_%zu -eq 1 ] &&", i);
+		buf_puts(out, " echo 1 || echo 0 )\nKUNAI_RC=1\nif [ $PRE_TEST_SUCCESS -eq 1 ]; then\n");
+	}
+	buf_puts(out, indent);
+	run_line(out, r, &here, &prefix);
+	buf_printf(out, "\n%sKUNAI_RC=$?\n", indent);
+	for (i = 0; i < npost; i++) {
+		struct where d = {"post_test", post->items[i].def->name};
+		buf_puts(out, indent);
+		run_line(out, &post->items[i], &d, NULL);
+		buf_putc(out, '\n');
+	}
+	if (npre)
+		buf_puts(out, "fi\n");
+	buf_puts(out, "exit $KUNAI_RC\n");
+	w_free(&w);
+	buf_free(&file);
+	buf_free(&prefix);
+	return ok;
+}

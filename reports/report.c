@@ -1,0 +1,295 @@
+/* report.c: `kunai report BUILD_DIR [--check]`: every run of kunai.json with
+ * its outcome, whether it ran or not, as report/summary.json,
+ * report/junit.xml and report/summary.md. Reads results, never runs or
+ * submits anything (DESIGN 4). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report.h"
+#include "gen/base/util.h"
+
+/* Does a predecessor's result keep its dependants from starting?
+ * start_post_init (start_only) needs only that it started. */
+static bool
+blocks(const struct run_report *r, bool start_only)
+{
+	if (r->outcome == OUTCOME_SKIPPED)
+		return true;
+	if (!outcome_is_failure(r->outcome))
+		return false;
+	return !start_only || !r->start_time;
+}
+
+/* The run that keeps run i from starting, or SIZE_MAX: the previous
+ * iteration of its test (every sweep point of it), every run of a
+ * start_post_comp target, the first run of a start_post_init target. */
+static size_t
+blocker(const struct plan *p, const struct run_report *reports, size_t i, bool *start_only)
+{
+	const struct plan_run *r = &p->runs[i];
+	const struct plan_test *t = &p->tests[r->test];
+	size_t j, k;
+
+	*start_only = false;
+	for (k = 0; r->iteration > 0 && k < t->n_runs; k++) {
+		size_t o = t->runs[k];
+		if (p->runs[o].iteration == r->iteration - 1 && blocks(&reports[o], false))
+			return o;
+	}
+	for (j = 0; j < t->n_deps; j++) {
+		const struct plan_test *d = &p->tests[t->deps[j].test];
+		if (t->deps[j].type == PLAN_AFTER_COMP) {
+			for (k = 0; k < d->n_runs; k++)
+				if (blocks(&reports[d->runs[k]], false))
+					return d->runs[k];
+		} else if (t->deps[j].type == PLAN_AFTER_START && d->n_runs &&
+		           blocks(&reports[d->runs[0]], true)) {
+			*start_only = true;
+			return d->runs[0];
+		}
+	}
+	return SIZE_MAX;
+}
+
+static const char *afmt(struct arena *a, const char *f, ...) __attribute__((format(printf, 2, 3)));
+
+static const char *
+afmt(struct arena *a, const char *f, ...)
+{
+	struct buf b = {0};
+	const char *r;
+	va_list ap;
+
+	va_start(ap, f);
+	buf_vprintf(&b, f, ap);
+	va_end(ap);
+	r = arena_strdup(a, buf_str(&b));
+	buf_free(&b);
+	return r;
+}
+
+void
+report_mark_skipped(struct arena *a, const struct plan *p, struct run_report *reports)
+{
+	bool changed = true, start_only;
+	size_t i, b;
+
+	/* a skip can make later runs skipped, and dependencies may point
+	 * forward in the list: repeat until nothing changes (gen rejects
+	 * cycles; a hand-made one only ends the loop early) */
+	while (changed) {
+		changed = false;
+		for (i = 0; i < p->n_runs; i++) {
+			const struct run_report *o;
+			if (reports[i].outcome != OUTCOME_NOT_RUN)
+				continue;
+			b = blocker(p, reports, i, &start_only);
+			if (b == SIZE_MAX || b == i)
+				continue;
+			o = &reports[b];
+			reports[i].outcome = OUTCOME_SKIPPED;
+			reports[i].reason = afmt(a, "not started: %s iteration %d%s%s did not %s (%s)", o->id,
+			                         o->iteration, o->step > 0 ? " step " : "",
+			                         o->step > 0 ? afmt(a, "%d", o->step) : "",
+			                         start_only ? "start" : "pass", outcome_name(o->outcome));
+			changed = true;
+		}
+	}
+}
+
+static bool
+mtime(const char *path, struct timespec *t)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	*t = st.st_mtim;
+	return true;
+}
+
+static bool
+older(struct timespec a, struct timespec b)
+{
+	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/* Is a report of time rep newer than the file at path (a missing one
+ * counts when it is not required)? */
+static bool
+newer(struct timespec rep, const char *path, bool required)
+{
+	struct timespec t;
+
+	if (!mtime(path, &t))
+		return !required;
+	return !older(rep, t);
+}
+
+/* The run's report.json when it is newer than everything it was graded
+ * from (job.json, stdout.txt, and kunai.json with its thresholds, whose
+ * mtime is plan_t, NULL when unknown); otherwise the run is graded here,
+ * and its report.json written. */
+static bool
+collect(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
+        const struct timespec *plan_t, struct run_report *out)
+{
+	struct buf rep = {0}, path = {0}, why = {0};
+	struct timespec t;
+	bool fresh, ok = true;
+
+	buf_printf(&rep, "%s/%s/report.json", root, r->dir);
+	fresh = plan_t && mtime(rep.data, &t) && !older(t, *plan_t);
+	buf_printf(&path, "%s/%s/job.json", root, r->dir);
+	fresh = fresh && newer(t, path.data, true);
+	path.len = 0;
+	buf_printf(&path, "%s/%s/stdout.txt", root, r->dir);
+	fresh = fresh && newer(t, path.data, false);
+	if (!fresh || !json_load_report(a, rep.data, out, &why) || strcmp(out->dir, r->dir) != 0 ||
+	    strcmp(out->id, r->id) != 0)
+		ok = grade_write(a, root, p, r, rep.data, out);
+	buf_free(&rep);
+	buf_free(&path);
+	buf_free(&why);
+	return ok;
+}
+
+/* Markdown table cell text: no '|' or line breaks. */
+static void
+md_cell(struct buf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			buf_puts(out, "\\|");
+		else if ((unsigned char)*s < 0x20 || *s == 0x7F)
+			buf_putc(out, ' ');
+		else
+			buf_putc(out, *s);
+	}
+}
+
+/* "4 runs: 1 passed, 3 not-run" */
+static void
+count_line(struct buf *out, const struct summary *s)
+{
+	size_t i;
+	bool first = true;
+
+	buf_printf(out, "%zu run%s", s->n_runs, s->n_runs == 1 ? "" : "s");
+	for (i = 0; i < OUTCOME_COUNT; i++) {
+		if (!s->counts[i])
+			continue;
+		buf_printf(out, "%s%zu %s", first ? ": " : ", ", s->counts[i], outcome_name((enum outcome)i));
+		first = false;
+	}
+}
+
+static void
+markdown(const struct summary *s, struct buf *out)
+{
+	size_t i;
+
+	buf_puts(out, "# ");
+	md_cell(out, s->scenario);
+	buf_puts(out, "\n\n");
+	count_line(out, s);
+	buf_puts(out, ".\n\n| id | iteration | step | outcome | time | reason |\n");
+	buf_puts(out, "| --- | ---: | ---: | --- | ---: | --- |\n");
+	for (i = 0; i < s->n_runs; i++) {
+		const struct run_report *r = &s->runs[i];
+		buf_puts(out, "| ");
+		md_cell(out, r->id);
+		buf_printf(out, " | %d | ", r->iteration);
+		if (r->step > 0)
+			buf_printf(out, "%d", r->step);
+		buf_printf(out, " | %s | ", outcome_name(r->outcome));
+		if (r->duration_s >= 0)
+			buf_printf(out, "%.1f s", r->duration_s);
+		buf_puts(out, " | ");
+		md_cell(out, r->reason);
+		buf_puts(out, " |\n");
+	}
+}
+
+static int
+report_usage(const char *fmt, const char *arg)
+{
+	fputs("kunai: report: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nusage: kunai report BUILD_DIR [--check]\n", stderr);
+	return 2;
+}
+
+static bool
+write_out(const char *root, const char *name, struct buf *b)
+{
+	struct buf path = {0};
+	bool ok;
+
+	buf_printf(&path, "%s/report/%s", root, name);
+	ok = write_file_atomic(path.data, b->data ? b->data : "", b->len);
+	buf_free(&path);
+	b->len = 0;
+	return ok;
+}
+
+int
+cmd_report(int argc, char **argv)
+{
+	struct arena a = {0};
+	struct plan p;
+	struct summary s = {0};
+	struct buf b = {0};
+	const char *root = NULL;
+	struct timespec plan_t;
+	bool check = false, ok, plan_known;
+	size_t i;
+	int rc = 1;
+
+	for (i = 1; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--check") == 0)
+			check = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return report_usage("unknown option '%s'", argv[i]);
+		else if (root)
+			return report_usage("more than one BUILD_DIR ('%s')", argv[i]);
+		else
+			root = argv[i];
+	}
+	if (!root)
+		return report_usage("%s", "missing BUILD_DIR");
+	buf_printf(&b, "%s/kunai.json", root);
+	ok = json_load_plan(&a, b.data, &p);
+	plan_known = ok && mtime(b.data, &plan_t);
+	b.len = 0;
+	if (!ok)
+		goto done;
+	s.scenario = p.scenario;
+	s.n_runs = p.n_runs;
+	s.runs = arena_alloc(&a, (p.n_runs + 1) * sizeof(*s.runs));
+	for (i = 0; i < p.n_runs; i++)
+		ok = collect(&a, root, &p, &p.runs[i], plan_known ? &plan_t : NULL, &s.runs[i]) && ok;
+	report_mark_skipped(&a, &p, s.runs);
+	for (i = 0; i < p.n_runs; i++)
+		s.counts[s.runs[i].outcome]++;
+
+	json_write_summary(&s, &b);
+	ok = write_out(root, "summary.json", &b) && ok;
+	junit_write(root, &p, &s, &b);
+	ok = write_out(root, "junit.xml", &b) && ok;
+	markdown(&s, &b);
+	ok = write_out(root, "summary.md", &b) && ok;
+	if (!ok)
+		goto done;
+	count_line(&b, &s);
+	printf("kunai: %s (%s/report)\n", b.data, root);
+	rc = check && s.counts[OUTCOME_PASSED] != s.n_runs ? 1 : 0;
+done:
+	buf_free(&b);
+	arena_free(&a);
+	return rc;
+}

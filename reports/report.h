@@ -1,0 +1,161 @@
+/* report.h: results of runs, shared by kunai grade, report, status and run:
+ * outcome classes, what the runner recorded (job.json), graded reports
+ * (report.json) and the campaign's run list as kunai.json holds it. */
+#ifndef KUNAI_REPORT_H
+#define KUNAI_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/base/record.h"
+
+struct arena;
+struct buf;
+
+/* `kunai grade`, `kunai report`, `kunai status`: each returns the process
+ * exit status: 0, 1 (bad input/I-O), 2 (usage). */
+int cmd_grade(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+enum plan_dep_type {
+	PLAN_AFTER_COMP,  /* start_post_comp */
+	PLAN_AFTER_START, /* start_post_init */
+	PLAN_STOP_WITH,   /* end_post_comp: no start condition */
+};
+
+struct plan_dep {
+	enum plan_dep_type type;
+	size_t test; /* index in plan.tests */
+};
+
+struct plan_test {
+	const char *id;
+	const char *workload; /* test_template_name; NULL if kunai.json lacks it */
+	struct plan_dep *deps;
+	size_t n_deps;
+	size_t *runs; /* indices in plan.runs, in order */
+	size_t n_runs;
+};
+
+struct plan_arg {
+	const char *key, *value;
+};
+
+struct plan_run {
+	const char *dir, *id;
+	int iteration; /* from 0 */
+	int step;      /* sweep point from 1; 0: no sweep */
+	size_t test;   /* index in plan.tests */
+	struct plan_arg *args; /* resolved cmd_args as given */
+	size_t n_args;
+};
+
+/* The part of kunai.json that results are read against. */
+struct plan {
+	const char *scenario;
+	const char *scheduler;
+	struct plan_test *tests;
+	size_t n_tests;
+	struct plan_run *runs;
+	size_t n_runs;
+};
+
+struct metric {
+	const char *name;
+	double value;
+};
+
+/* DIR/report.json: one graded run. */
+struct run_report {
+	const char *dir, *id;
+	int iteration, step;
+	enum outcome outcome;
+	const char *reason; /* NULL when passed */
+	bool has_exit_code;
+	int exit_code;
+	const char *job_id, *start_time, *end_time;
+	double duration_s; /* < 0: unknown */
+	struct metric *metrics;
+	size_t n_metrics;
+};
+
+/* report/summary.json. */
+struct summary {
+	const char *scenario;
+	size_t counts[OUTCOME_COUNT];
+	struct run_report *runs;
+	size_t n_runs;
+};
+
+/* ---- json_report.c: the JSON side (cJSON) ---------------------------------- */
+
+/* Reads kunai.json. Returns false after reporting "path: error". */
+bool json_load_plan(struct arena *a, const char *path, struct plan *p);
+/* Reads a report.json. Returns false when absent or invalid (why in why). */
+bool json_load_report(struct arena *a, const char *path, struct run_report *r, struct buf *why);
+/* Appends r as report.json text. */
+void json_write_report(const struct run_report *r, struct buf *out);
+/* Appends s as summary.json text. */
+void json_write_summary(const struct summary *s, struct buf *out);
+/* Reads summary.json back. Returns false after reporting. */
+bool json_load_summary(struct arena *a, const char *path, struct summary *s);
+
+/* ---- grade.c --------------------------------------------------------------- */
+
+/* Grades run r of p from what root/<r.dir> holds: job.json and, when
+ * check_output, stdout.txt against the workload's success markers and its
+ * grader (metrics, thresholds). Never fails: whatever is missing or corrupt
+ * becomes the outcome and its reason. */
+void grade_run(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
+               bool check_output, struct run_report *out);
+/* grade_run with the check, then writes the report to target (the run's
+ * report.json). Returns false after reporting a write error. */
+bool grade_write(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
+                 const char *target, struct run_report *out);
+/* Parses an ISO 8601 UTC time ("2024-05-01T12:00:00Z", fractions and
+ * +hh:mm offsets allowed) into seconds since the epoch. Returns false when s
+ * is not one. */
+bool time_parse_iso8601(const char *s, double *epoch);
+/* Returns the plan run whose dir is dir, or NULL. */
+const struct plan_run *plan_find_run(const struct plan *p, const char *dir);
+
+/* ---- grade_nccl.c: nccl-tests output ----------------------------------------- */
+
+struct nccl_result {
+	size_t rows;         /* result rows read */
+	double max_busbw;    /* GB/s, over both halves of every row */
+	double max_busbw_size; /* bytes of the row holding max_busbw */
+	double avg_busbw;    /* the footer's, else the mean of every busbw read */
+	bool footer_avg;     /* avg_busbw came from "# Avg bus bandwidth" */
+	long wrong;          /* sum of the #wrong columns (N/A counts 0) */
+	bool has_oob;
+	long oob;            /* "# Out of bounds values : N" */
+};
+
+/* Parses nccl-tests' text output. Returns false when it holds no result row
+ * and no footer. */
+bool nccl_parse(const char *text, size_t len, struct nccl_result *out);
+
+/* ---- report.c ---------------------------------------------------------------- */
+
+/* Marks each not-run run whose start condition can no longer hold (its
+ * previous iteration or a start_post_comp/start_post_init target did not
+ * pass) as skipped, with the reason. reports[i] belongs to p->runs[i]. */
+void report_mark_skipped(struct arena *a, const struct plan *p, struct run_report *reports);
+
+/* ---- report_junit.c ---------------------------------------------------------- */
+
+/* Appends the JUnit XML of s (one testsuite per test id, in plan order); the
+ * runs' stdout/stderr tails are read from root/<dir>/. */
+void junit_write(const char *root, const struct plan *p, const struct summary *s, struct buf *out);
+/* Appends s escaped for XML text (attr false) or a "..." attribute value:
+ * markup characters as entities, control characters other than tab and
+ * newline dropped (those two as character references in attributes), and
+ * bytes that are not UTF-8 as U+FFFD, so that any input gives valid XML. */
+void xml_escape(struct buf *out, const char *s, size_t len, bool attr);
+/* Appends the last n lines of the file at path (at most max bytes of them);
+ * appends nothing when it cannot be read. */
+void tail_lines(const char *path, size_t n, size_t max, struct buf *out);
+
+#endif

@@ -1,0 +1,281 @@
+/* report_junit.c: report/junit.xml, for CI systems (Jenkins, GitLab, GitHub
+ * actions) that read JUnit: one <testsuite> per test id, one <testcase> per
+ * run. Run output is arbitrary bytes, so everything that reaches the file
+ * goes through xml_escape and the result is well-formed whatever the runs
+ * printed. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "gen/base/util.h"
+
+enum { TAIL_LINES = 50, TAIL_BYTES = 64 * 1024 };
+
+enum junit_kind { JUNIT_PASS, JUNIT_FAILURE, JUNIT_ERROR, JUNIT_SKIPPED };
+
+/* DESIGN 12 in JUnit's terms: the test's fault, the infrastructure's, or
+ * nothing to judge. */
+static enum junit_kind
+kind_of(enum outcome o)
+{
+	switch (o) {
+	case OUTCOME_PASSED:
+		return JUNIT_PASS;
+	case OUTCOME_FAILED:
+	case OUTCOME_PERF_FAILED:
+	case OUTCOME_TIMEOUT:
+		return JUNIT_FAILURE;
+	case OUTCOME_CANCELLED:
+	case OUTCOME_NODE_FAIL:
+	case OUTCOME_INFRA:
+		return JUNIT_ERROR;
+	default:
+		return JUNIT_SKIPPED;
+	}
+}
+
+/* Length of the UTF-8 sequence at s (n bytes left) and its code point, or 0
+ * when it is not well-formed (overlong, surrogate, beyond U+10FFFF). */
+static size_t
+utf8_decode(const unsigned char *s, size_t n, unsigned long *cp)
+{
+	size_t len, i;
+	unsigned long c;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		len = 2, c = s[0] & 0x1F;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		len = 3, c = s[0] & 0x0F;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3F);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
+	    (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+void
+xml_escape(struct buf *out, const char *s, size_t len, bool attr)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	unsigned long cp;
+	size_t n;
+
+	while (p < end) {
+		n = utf8_decode(p, (size_t)(end - p), &cp);
+		if (n == 0) {
+			buf_puts(out, "\xEF\xBF\xBD");
+			p++;
+			continue;
+		}
+		switch (cp) {
+		case '&':
+			buf_puts(out, "&amp;");
+			break;
+		case '<':
+			buf_puts(out, "&lt;");
+			break;
+		case '>':
+			buf_puts(out, "&gt;");
+			break;
+		case '"':
+			buf_puts(out, attr ? "&quot;" : "\"");
+			break;
+		case '\t':
+			buf_puts(out, attr ? "&#9;" : "\t");
+			break;
+		case '\n':
+			buf_puts(out, attr ? "&#10;" : "\n");
+			break;
+		default:
+			/* XML 1.0 has no way to write the other C0 controls, nor
+			 * U+FFFE/U+FFFF */
+			if (cp >= 0x20 && cp != 0x7F && cp != 0xFFFE && cp != 0xFFFF)
+				buf_push(out, p, n);
+			break;
+		}
+		p += n;
+	}
+}
+
+static void
+attr(struct buf *out, const char *name, const char *value)
+{
+	buf_printf(out, " %s=\"", name);
+	xml_escape(out, value ? value : "", value ? strlen(value) : 0, true);
+	buf_putc(out, '"');
+}
+
+/* Reads up to n bytes at offset off into p; returns the count read. */
+static size_t
+read_at(int fd, char *p, size_t n, off_t off)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < n) {
+		r = pread(fd, p + got, n - got, off + (off_t)got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+void
+tail_lines(const char *path, size_t n, size_t max, struct buf *out)
+{
+	struct stat st;
+	size_t want, got, i, end, lines = 0;
+	char *p;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return;
+	}
+	/* outputs can be gigabytes: read only the end */
+	want = (unsigned long long)st.st_size < max ? (size_t)st.st_size : max;
+	p = xmalloc(want + 1);
+	got = read_at(fd, p, want, st.st_size - (off_t)want);
+	close(fd);
+	end = got;
+	if (end && p[end - 1] == '\n')
+		end--;
+	for (i = end; i > 0; i--)
+		if (p[i - 1] == '\n' && ++lines == n)
+			break;
+	/* a window that starts mid-line drops the partial line when it can */
+	if (i == 0 && want < (size_t)st.st_size) {
+		char *nl = memchr(p, '\n', end);
+		if (nl)
+			i = (size_t)(nl - p) + 1;
+	}
+	buf_push(out, p + i, got - i);
+	free(p);
+}
+
+static void
+output(struct buf *out, const char *tag, const char *root, const char *dir, const char *file)
+{
+	struct buf path = {0}, text = {0};
+
+	buf_printf(&path, "%s/%s/%s", root, dir, file);
+	tail_lines(path.data, TAIL_LINES, TAIL_BYTES, &text);
+	if (text.len) {
+		buf_printf(out, "      <%s>", tag);
+		xml_escape(out, text.data, text.len, false);
+		buf_printf(out, "</%s>\n", tag);
+	}
+	buf_free(&path);
+	buf_free(&text);
+}
+
+static void
+testcase(struct buf *out, const char *root, const struct run_report *r)
+{
+	static const char *const tags[] = {NULL, "failure", "error", "skipped"};
+	enum junit_kind k = kind_of(r->outcome);
+	struct buf name = {0}, body = {0};
+
+	buf_printf(&name, "%s iteration %d", r->id, r->iteration);
+	if (r->step > 0)
+		buf_printf(&name, " step %d", r->step);
+	buf_puts(out, "    <testcase");
+	attr(out, "name", name.data);
+	attr(out, "classname", r->id);
+	buf_printf(out, " time=\"%.3f\">\n", r->duration_s > 0 ? r->duration_s : 0.0);
+	if (k != JUNIT_PASS) {
+		buf_printf(out, "      <%s", tags[k]);
+		attr(out, "type", outcome_name(r->outcome));
+		attr(out, "message", r->reason ? r->reason : outcome_name(r->outcome));
+		if (k == JUNIT_SKIPPED) {
+			buf_puts(out, "/>\n");
+		} else {
+			buf_printf(&body, "outcome: %s\n", outcome_name(r->outcome));
+			if (r->reason)
+				buf_printf(&body, "reason: %s\n", r->reason);
+			if (r->has_exit_code)
+				buf_printf(&body, "exit code: %d\n", r->exit_code);
+			if (r->job_id)
+				buf_printf(&body, "job: %s\n", r->job_id);
+			buf_printf(&body, "dir: %s", r->dir);
+			buf_putc(out, '>');
+			xml_escape(out, body.data, body.len, false);
+			buf_printf(out, "</%s>\n", tags[k]);
+		}
+	}
+	output(out, "system-out", root, r->dir, "stdout.txt");
+	output(out, "system-err", root, r->dir, "stderr.txt");
+	buf_puts(out, "    </testcase>\n");
+	buf_free(&name);
+	buf_free(&body);
+}
+
+/* tests/failures/errors/skipped/time of a set of runs. */
+static void
+totals(struct buf *out, const struct run_report *const *runs, size_t n)
+{
+	size_t k[4] = {0}, i;
+	double t = 0;
+
+	for (i = 0; i < n; i++) {
+		k[kind_of(runs[i]->outcome)]++;
+		if (runs[i]->duration_s > 0)
+			t += runs[i]->duration_s;
+	}
+	buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"", n,
+	           k[JUNIT_FAILURE], k[JUNIT_ERROR], k[JUNIT_SKIPPED], t);
+}
+
+void
+junit_write(const char *root, const struct plan *p, const struct summary *s, struct buf *out)
+{
+	const struct run_report **runs = xcalloc(s->n_runs + 1, sizeof(*runs));
+	size_t t, i;
+
+	for (i = 0; i < s->n_runs; i++)
+		runs[i] = &s->runs[i];
+	buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+	attr(out, "name", s->scenario);
+	totals(out, runs, s->n_runs);
+	buf_puts(out, ">\n");
+	/* s->runs[i] is the report of p->runs[i]: group them by test, in order */
+	for (t = 0; t < p->n_tests; t++) {
+		const struct plan_test *pt = &p->tests[t];
+		for (i = 0; i < pt->n_runs; i++)
+			runs[i] = &s->runs[pt->runs[i]];
+		buf_puts(out, "  <testsuite");
+		attr(out, "name", pt->id);
+		totals(out, runs, pt->n_runs);
+		buf_puts(out, pt->n_runs ? ">\n" : "/>\n");
+		if (!pt->n_runs)
+			continue;
+		for (i = 0; i < pt->n_runs; i++)
+			testcase(out, root, runs[i]);
+		buf_puts(out, "  </testsuite>\n");
+	}
+	buf_puts(out, "</testsuites>\n");
+	free(runs);
+}

@@ -1,0 +1,354 @@
+/* status.c: `kunai status BUILD_DIR`: one line per run with its outcome, or
+ * for a run still under way its live state. What is still pending or
+ * running per job.json is asked of the scheduler once, batched (one squeue
+ * for every Slurm job; kill(pid, 0) and /proc for standalone processes), and
+ * not at all when nothing is live: polite to slurmctld (DESIGN 9). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "gen/base/util.h"
+
+struct row {
+	struct run_report rep;
+	struct job_record job; /* loaded only for live candidates */
+	const char *state;     /* what the STATE column shows */
+	bool live, slurm;
+};
+
+/* A Slurm job id as squeue takes it: digits, array "_" and step "." parts. */
+static bool
+slurm_id(const char *s)
+{
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+static char *
+lower(struct arena *a, const char *s, size_t n)
+{
+	char *r = arena_strndup(a, s, n);
+	char *p;
+
+	for (p = r; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return r;
+}
+
+/* Runs argv with stdout and stderr into out. Returns the exit status, 127
+ * when it cannot be started, -1 on other failures. */
+static int
+capture(char *const *argv, struct buf *out)
+{
+	char tmp[4096];
+	int fd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fd) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		dup2(fd[1], 2);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], tmp, sizeof(tmp))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		buf_push(out, tmp, (size_t)n);
+	}
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* One squeue for every live Slurm job: squeue -h -j ID1,ID2,... -o '%i|%T'. */
+static void
+query_slurm(struct arena *a, struct row *rows, size_t n)
+{
+	struct buf ids = {0}, out = {0};
+	char *argv[] = {"squeue", "-h", "-j", NULL, "-o", "%i|%T", NULL};
+	const char *p, *eol, *bar;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].slurm && slurm_id(rows[i].rep.job_id))
+			buf_printf(&ids, "%s%s", ids.len ? "," : "", rows[i].rep.job_id);
+	if (!ids.len)
+		return;
+	argv[3] = ids.data;
+	rc = capture(argv, &out);
+	if (rc == 127 || rc < 0) {
+		warn("status: cannot run squeue; live states are unknown");
+		goto done;
+	}
+	/* squeue fails with "Invalid job id" when none of them is known any more */
+	if (rc != 0 && !strstr(buf_str(&out), "Invalid job id")) {
+		warn("status: squeue exited with status %d: %s", rc, buf_str(&out));
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+		if (rows[i].slurm && slurm_id(rows[i].rep.job_id))
+			rows[i].state = "lost";
+	for (p = buf_str(&out); *p; p = *eol ? eol + 1 : eol) {
+		eol = strchr(p, '\n');
+		if (!eol)
+			eol = p + strlen(p);
+		bar = memchr(p, '|', (size_t)(eol - p));
+		if (!bar)
+			continue;
+		for (i = 0; i < n; i++) {
+			const char *id = rows[i].rep.job_id;
+			if (rows[i].slurm && id && strlen(id) == (size_t)(bar - p) && memcmp(id, p, (size_t)(bar - p)) == 0)
+				rows[i].state = lower(a, bar + 1, (size_t)(eol - bar - 1));
+		}
+	}
+done:
+	buf_free(&ids);
+	buf_free(&out);
+}
+
+/* The start time of process pid in clock ticks since boot (field 22 of
+ * /proc/PID/stat), or -1 when it is gone. */
+static long long
+proc_ticks(long pid)
+{
+	char path[64], tmp[1024];
+	const char *p;
+	size_t n;
+	int field;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(tmp, 1, sizeof(tmp) - 1, f);
+	fclose(f);
+	tmp[n] = '\0';
+	/* the command name may hold blanks and parentheses: fields follow the last ')' */
+	p = strrchr(tmp, ')');
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoll(p + 1, NULL, 10) : -1;
+}
+
+/* Seconds since the epoch of a /proc start time. */
+static bool
+ticks_epoch(long long ticks, double *when)
+{
+	long long btime = -1;
+	long hz = sysconf(_SC_CLK_TCK);
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "btime ", 6) == 0)
+			btime = strtoll(line + 6, NULL, 10);
+	fclose(f);
+	if (ticks < 0 || btime < 0 || hz <= 0)
+		return false;
+	*when = (double)btime + (double)ticks / (double)hz;
+	return true;
+}
+
+/* Standalone jobs are process (group) ids on the host that ran them: alive
+ * when kill(pid, 0) finds the process and it is the same one (its /proc
+ * start time is the one recorded, or without a record it did not start
+ * after the job did: a reused pid starts later). */
+static void
+query_standalone(struct row *r, const char *host)
+{
+	const char *ref = r->job.start_time ? r->job.start_time : r->job.submit_time;
+	char *end;
+	long pid = r->rep.job_id ? strtol(r->rep.job_id, &end, 10) : 0;
+	long long ticks;
+	double started, t;
+
+	if (pid <= 1 || *end)
+		return;
+	if (r->job.host && host && strcmp(r->job.host, host) != 0)
+		return; /* another machine's process: the recorded state is all we know */
+	if (kill((pid_t)pid, 0) != 0 && errno != EPERM) {
+		r->state = "lost";
+		return;
+	}
+	ticks = proc_ticks(pid);
+	if (r->job.pid_start > 0 ? ticks >= 0 && ticks != r->job.pid_start
+	                         : time_parse_iso8601(ref, &t) && ticks_epoch(ticks, &started) && started > t + 2) {
+		r->state = "lost";
+		return;
+	}
+	r->state = r->job.start_time ? "running" : "pending";
+}
+
+static void
+elapsed(char *out, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (s < 0)
+		snprintf(out, n, "-");
+	else if (t >= 3600)
+		snprintf(out, n, "%ldh%02ldm%02lds", t / 3600, t / 60 % 60, t % 60);
+	else if (t >= 60)
+		snprintf(out, n, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(out, n, "%lds", t);
+}
+
+/* The time a row has taken so far: a live run counts from its start (or
+ * submission while pending). */
+static double
+row_elapsed(const struct row *r, double now)
+{
+	double t;
+
+	if (!r->live)
+		return r->rep.duration_s;
+	if (time_parse_iso8601(r->job.start_time, &t) || time_parse_iso8601(r->job.submit_time, &t))
+		return now >= t ? now - t : 0;
+	return -1;
+}
+
+static void
+print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
+{
+	static const char *const head[] = {"ID", "ITER", "STATE", "JOB", "ELAPSED"};
+	const char *(*cells)[5] = arena_alloc(a, (n + 1) * sizeof(*cells));
+	size_t w[5], i, c, counts[OUTCOME_COUNT] = {0}, live = 0;
+	double now = (double)time(NULL);
+	struct buf line = {0};
+	char tmp[64];
+
+	for (c = 0; c < 5; c++)
+		w[c] = strlen(head[c]);
+	for (i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		cells[i][0] = r->rep.id;
+		if (r->rep.step > 0)
+			snprintf(tmp, sizeof(tmp), "%d/%d", r->rep.iteration, r->rep.step);
+		else
+			snprintf(tmp, sizeof(tmp), "%d", r->rep.iteration);
+		cells[i][1] = arena_strdup(a, tmp);
+		cells[i][2] = r->state;
+		cells[i][3] = r->rep.job_id ? r->rep.job_id : "-";
+		elapsed(tmp, sizeof(tmp), row_elapsed(r, now));
+		cells[i][4] = arena_strdup(a, tmp);
+		for (c = 0; c < 5; c++)
+			if (strlen(cells[i][c]) > w[c])
+				w[c] = strlen(cells[i][c]);
+	}
+	printf("%-*s  %-*s  %-*s  %-*s  %-*s  REASON\n", (int)w[0], head[0], (int)w[1], head[1], (int)w[2],
+	       head[2], (int)w[3], head[3], (int)w[4], head[4]);
+	for (i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		const char *reason = r->live || !r->rep.reason ? "" : r->rep.reason;
+		line.len = 0;
+		buf_printf(&line, "%-*s  %-*s  %-*s  %-*s  %-*s  %s", (int)w[0], cells[i][0], (int)w[1], cells[i][1],
+		           (int)w[2], cells[i][2], (int)w[3], cells[i][3], (int)w[4], cells[i][4], reason);
+		while (line.len && line.data[line.len - 1] == ' ')
+			line.data[--line.len] = '\0';
+		puts(line.data);
+		if (r->live)
+			live++;
+		else
+			counts[r->rep.outcome]++;
+	}
+	printf("%zu run%s of %s:", n, n == 1 ? "" : "s", p->scenario);
+	for (c = 0; c < OUTCOME_COUNT; c++)
+		if (counts[c])
+			printf(" %zu %s,", counts[c], outcome_name((enum outcome)c));
+	printf(" %zu live\n", live);
+	buf_free(&line);
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+	struct arena a = {0};
+	struct plan p;
+	struct run_report *reps;
+	struct row *rows;
+	struct buf path = {0}, why = {0};
+	bool any_slurm = false, have_host;
+	char host[256];
+	size_t i;
+	int rc = 1;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "kunai: status: %s\nusage: kunai status BUILD_DIR\n",
+		        argc < 2 ? "missing BUILD_DIR" : argc > 2 ? "too many arguments" : "unknown option");
+		return 2;
+	}
+	buf_printf(&path, "%s/kunai.json", argv[1]);
+	if (!json_load_plan(&a, path.data, &p))
+		goto done;
+	have_host = gethostname(host, sizeof(host)) == 0;
+	host[sizeof(host) - 1] = '\0';
+	rows = arena_alloc(&a, (p.n_runs + 1) * sizeof(*rows));
+	reps = arena_alloc(&a, (p.n_runs + 1) * sizeof(*reps));
+	/* the runner's view (job.json); `kunai report` adds the grading */
+	for (i = 0; i < p.n_runs; i++)
+		grade_run(&a, argv[1], &p, &p.runs[i], false, &reps[i]);
+	report_mark_skipped(&a, &p, reps);
+	for (i = 0; i < p.n_runs; i++) {
+		struct row *r = &rows[i];
+		r->rep = reps[i];
+		r->state = outcome_name(r->rep.outcome);
+		if (r->rep.outcome != OUTCOME_RUNNING)
+			continue;
+		path.len = 0;
+		why.len = 0;
+		buf_printf(&path, "%s/%s/job.json", argv[1], r->rep.dir);
+		if (record_job_read(&a, path.data, &r->job, &why) <= 0)
+			continue;
+		r->live = true;
+		r->state = r->job.state ? lower(&a, r->job.state, strlen(r->job.state)) : "submitted";
+		if (!r->job.scheduler)
+			r->job.scheduler = p.scheduler;
+		if (r->job.scheduler && strcmp(r->job.scheduler, "slurm") == 0)
+			any_slurm = r->slurm = true;
+		else if (r->job.scheduler && strcmp(r->job.scheduler, "standalone") == 0)
+			query_standalone(r, have_host ? host : NULL);
+	}
+	if (any_slurm)
+		query_slurm(&a, rows, p.n_runs);
+	print_rows(&a, &p, rows, p.n_runs);
+	rc = fflush(stdout) == 0 ? 0 : 1;
+done:
+	buf_free(&path);
+	buf_free(&why);
+	arena_free(&a);
+	return rc;
+}

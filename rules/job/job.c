@@ -1,0 +1,479 @@
+/* job.c: `kunai job run|start`, the runner behind `ninja run`: one run dir,
+ * one job. It refuses a second ninja on the build dir, reattaches to a job
+ * that an earlier invocation left running, keeps earlier attempts, submits
+ * (job_standalone.c, job_slurm.c), waits, records DIR/job.json with the
+ * outcome class and writes the stamp only when the run passed. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "gen/base/util.h"
+
+enum {
+	RETRY_DELAY_MAX_S = 120, /* the retry delay doubles up to this */
+};
+
+const char *
+job_path(struct job *j, struct buf *b, const char *name)
+{
+	b->len = 0;
+	buf_printf(b, "%s/%s", j->dir, name);
+	return b->data;
+}
+
+const char *
+job_script_name(const struct job *j)
+{
+	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : "run.sh";
+}
+
+/* ---- locks --------------------------------------------------------------------- */
+
+/* One ninja per build dir: the first job of an invocation records its
+ * driver (ninja, or `kunai run` through KUNAI_DRIVER_PID) in .kunai/driver;
+ * a job of another live driver is refused. Without a driver (kunai job run
+ * by hand) there is nothing to compare and the run dir lock suffices. */
+static bool
+driver_check(struct job *j)
+{
+	long long start, rstart = -1, cur;
+	long pid, rpid = 0;
+	char text[128], cwd[4096];
+	bool zombie = false, ok = true;
+	ssize_t n;
+	int fd;
+
+	pid = job_driver(&start);
+	if (!pid)
+		return true;
+	fd = open(".kunai/driver", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		warn("open .kunai/driver:");
+		return false;
+	}
+	if (flock(fd, LOCK_EX) != 0) {
+		warn("lock .kunai/driver:");
+		close(fd);
+		return false;
+	}
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	if (sscanf(text, "%ld %lld", &rpid, &rstart) != 2)
+		rpid = 0;
+	if (rpid && (rpid != pid || rstart != start)) {
+		cur = job_proc_start(rpid, &zombie);
+		if (cur >= 0 && cur == rstart && !zombie) {
+			warn("another ninja (pid %ld) is running in %s; refusing to run %s", rpid,
+			     getcwd(cwd, sizeof(cwd)) ? cwd : ".", j->dir);
+			ok = false;
+		}
+	}
+	if (ok && (rpid != pid || rstart != start)) {
+		n = snprintf(text, sizeof(text), "%ld %lld\n", pid, start);
+		if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) != n) {
+			warn("write .kunai/driver:");
+			ok = false;
+		}
+	}
+	close(fd);
+	return ok;
+}
+
+/* DIR/kunai.lock, held for the whole invocation; a kunai job that holds it
+ * already is waited for (and may have finished the run meanwhile). */
+static int
+lock_dir(struct job *j)
+{
+	struct buf p = {0};
+	int fd;
+
+	fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		warn("open %s:", p.data);
+		buf_free(&p);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK) {
+			warn("lock %s:", p.data);
+			close(fd);
+			fd = -1;
+		} else {
+			/* polled, not blocked on: a Ctrl-C must still end us */
+			warn("%s: another kunai job is running it; waiting for it", j->dir);
+			while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+				if (errno != EWOULDBLOCK || (job_sleep(j, 200) && j->signo)) {
+					if (!j->signo)
+						warn("lock %s:", p.data);
+					close(fd);
+					fd = -1;
+					break;
+				}
+			}
+		}
+	}
+	buf_free(&p);
+	return fd;
+}
+
+/* ---- job.json, stamp, attempts ------------------------------------------------- */
+
+static bool
+job_save(struct job *j)
+{
+	struct buf text = {0}, p = {0};
+	bool ok;
+
+	ok = record_job_write(&j->info, &text) && write_file_atomic(job_path(j, &p, "job.json"), text.data, text.len);
+	buf_free(&text);
+	buf_free(&p);
+	return ok;
+}
+
+static bool
+remove_file(struct job *j, const char *name)
+{
+	struct buf p = {0};
+	bool ok = true;
+
+	if (unlink(job_path(j, &p, name)) != 0 && errno != ENOENT) {
+		warn("remove %s:", p.data);
+		ok = false;
+	}
+	buf_free(&p);
+	return ok;
+}
+
+static bool
+write_marker(struct job *j, const char *name)
+{
+	struct buf p = {0}, text = {0};
+	bool ok;
+
+	buf_printf(&text, "%s\n", j->info.job_id ? j->info.job_id : "");
+	ok = write_file_atomic(job_path(j, &p, name), text.data, text.len);
+	buf_free(&p);
+	buf_free(&text);
+	return ok;
+}
+
+/* Moves the files of the previous attempt into DIR/attempt-N (N its
+ * number, or the next free one: nothing is overwritten). Returns the number
+ * of the new attempt, 0 after reporting a failure. */
+static int
+archive(struct job *j)
+{
+	static const char *const files[] = {"job.json", "stdout.txt", "stderr.txt", "kunai.start",
+	                                    "kunai.exit", "mapping-stdout.txt", "mapping-stderr.txt"};
+	struct buf from = {0}, to = {0};
+	int n = j->have_info ? j->info.attempt : 0, next;
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < LEN(files) && !any; i++)
+		any = job_exists(job_path(j, &from, files[i]));
+	if (!any) {
+		buf_free(&from);
+		return n + 1;
+	}
+	if (n < 1)
+		n = 1;
+	for (;; n++) {
+		to.len = 0;
+		buf_printf(&to, "%s/attempt-%d", j->dir, n);
+		if (mkdir(to.data, 0777) == 0)
+			break;
+		if (errno != EEXIST) {
+			warn("mkdir %s:", to.data);
+			n = -1;
+			break;
+		}
+	}
+	next = n + 1;
+	for (i = 0; n > 0 && i < LEN(files); i++) {
+		job_path(j, &from, files[i]);
+		to.len = 0;
+		buf_printf(&to, "%s/attempt-%d/%s", j->dir, n, files[i]);
+		if (rename(from.data, to.data) != 0 && errno != ENOENT) {
+			warn("move %s to %s:", from.data, to.data);
+			next = 0;
+		}
+	}
+	buf_free(&from);
+	buf_free(&to);
+	return n > 0 ? next : 0;
+}
+
+/* ---- the run ------------------------------------------------------------------- */
+
+static const char *const sched_names[] = {"standalone", "slurm", "kubernetes"};
+
+static enum job_wait
+backend_wait(struct job *j, bool want_start)
+{
+	return j->sched == JOB_SLURM ? slurm_wait(j, want_start) : sa_wait(j, want_start);
+}
+
+/* Ends the job: for a signal (cancelled) or for --stop-with. */
+static void
+backend_cancel(struct job *j)
+{
+	if (j->sched == JOB_SLURM)
+		slurm_cancel(j);
+	else
+		sa_cancel(j);
+}
+
+/* A fresh job_info for a new attempt: stale stamp and start marker gone,
+ * the previous attempt's files moved away. */
+static bool
+new_attempt(struct job *j)
+{
+	int n;
+
+	if (!remove_file(j, "kunai.stamp") || !remove_file(j, "kunai.started"))
+		return false;
+	n = archive(j);
+	if (!n)
+		return false;
+	memset(&j->info, 0, sizeof(j->info));
+	j->have_info = true;
+	j->info.dir = j->dir;
+	j->info.scheduler = sched_names[j->sched];
+	j->info.workload = j->workload;
+	j->info.command = j->command;
+	j->info.attempt = n;
+	j->info.collected = true;
+	j->info.state = "SUBMITTED";
+	j->info.submit_time = job_iso(&j->arena, job_now());
+	return true;
+}
+
+/* Sleeps before retry number k (0-based); false when a signal came first. */
+static bool
+retry_backoff(struct job *j, int k)
+{
+	long s = j->retry_delay_s << (k < 10 ? k : 10);
+	double until;
+
+	if (s > RETRY_DELAY_MAX_S)
+		s = RETRY_DELAY_MAX_S;
+	warn("%s: %s (%s); attempt %d of %d in %ld s", j->dir, j->info.outcome, j->info.reason ? j->info.reason : "",
+	     k + 2, j->retries + 1, s);
+	until = job_now() + (double)s;
+	while (job_now() < until)
+		if (job_sleep(j, (long)((until - job_now()) * 1000) + 1) && j->signo)
+			return false;
+	return true;
+}
+
+/* The end of a run: the stamp only when it passed; a run that did not pass
+ * also loses kunai.started, so that the next ninja starts it afresh before
+ * what waits for its start. Returns the exit status. */
+static int
+conclude(struct job *j, bool passed)
+{
+	bool ok = job_save(j);
+
+	if (passed)
+		ok = ok && write_marker(j, "kunai.stamp");
+	else
+		remove_file(j, "kunai.started");
+	if (!passed)
+		warn("%s: %s (%s)", j->dir, j->info.outcome, j->info.reason ? j->info.reason : "");
+	if (j->signo)
+		return 128 + j->signo;
+	return ok && passed ? 0 : 1;
+}
+
+static int
+interrupted(struct job *j)
+{
+	backend_cancel(j);
+	j->info.state = "CANCELLED";
+	if (!j->info.end_time)
+		j->info.end_time = job_iso(&j->arena, job_now());
+	job_classify(j);
+	j->info.collected = true;
+	return conclude(j, false);
+}
+
+/* Whether DIR holds a run that passed with these very options, whose
+ * stamp is newer than its script: ninja asks again only because it lost
+ * its log (killed while our job ran on). Then there is nothing to do. */
+static bool
+passed_already(struct job *j)
+{
+	struct stat stamp, script;
+	struct buf p = {0};
+	bool yes;
+
+	yes = j->have_info && j->info.outcome && strcmp(j->info.outcome, "passed") == 0 && j->info.collected &&
+	      j->info.command && strcmp(j->info.command, j->command) == 0 &&
+	      stat(job_path(j, &p, "kunai.stamp"), &stamp) == 0 &&
+	      stat(job_path(j, &p, job_script_name(j)), &script) == 0 &&
+	      (stamp.st_mtim.tv_sec > script.st_mtim.tv_sec ||
+	       (stamp.st_mtim.tv_sec == script.st_mtim.tv_sec && stamp.st_mtim.tv_nsec >= script.st_mtim.tv_nsec)) &&
+	      (!j->start_only || job_exists(job_path(j, &p, "kunai.started")));
+	buf_free(&p);
+	return yes;
+}
+
+/* Whether `job start` of this run left its job to us (kunai.started names
+ * it): then waiting on it is the plan, not a reattachment. */
+static bool
+handed_over(struct job *j)
+{
+	struct buf p = {0}, b = {0};
+	size_t n = strlen(j->info.job_id);
+	bool yes;
+
+	yes = job_slurp(job_path(j, &p, "kunai.started"), &b) && strncmp(b.data, j->info.job_id, n) == 0 &&
+	      b.data[n] == '\n';
+	buf_free(&p);
+	buf_free(&b);
+	return yes;
+}
+
+static int
+run(struct job *j)
+{
+	struct buf p = {0}, why = {0};
+	bool reattach, retryable;
+	enum job_wait w;
+	enum outcome o;
+	int tries, rc;
+
+	rc = record_job_read(&j->arena, job_path(j, &p, "job.json"), &j->info, &why);
+	if (rc < 0)
+		warn("%s: %s; starting a new attempt", p.data, why.data);
+	j->have_info = rc > 0;
+	if (passed_already(j)) {
+		/* its kunai job outlived a killed ninja, which lost the log entry */
+		warn("%s: passed already (job %s); not run again", j->dir, j->info.job_id);
+		buf_free(&p);
+		buf_free(&why);
+		return 0;
+	}
+	buf_free(&p);
+	buf_free(&why);
+	if (!j->start_only && j->have_info && j->info.outcome && !j->info.collected) {
+		/* `job start` saw it end: its result is this run's */
+		j->info.collected = true;
+		return conclude(j, strcmp(j->info.outcome, "passed") == 0);
+	}
+	reattach = j->have_info && !j->info.outcome && j->info.job_id && j->info.scheduler &&
+	           strcmp(j->info.scheduler, sched_names[j->sched]) == 0;
+	if (reattach && !handed_over(j))
+		warn("%s: reattaching to job %s of an earlier run", j->dir, j->info.job_id);
+	for (tries = 0;; tries++) {
+		if (!reattach) {
+			if (tries == 0 && !job_pre_waits(j)) {
+				warn("%s: interrupted before submitting", j->dir);
+				return 128 + j->signo;
+			}
+			if (!new_attempt(j))
+				return 1;
+			retryable = false;
+			if (!(j->sched == JOB_SLURM ? slurm_submit(j, &retryable) : sa_submit(j))) {
+				j->info.collected = true;
+				if (!j->info.outcome)
+					j->info.outcome = outcome_name(OUTCOME_INFRA);
+				if (retryable && tries < j->retries && !j->signo) {
+					job_save(j);
+					if (retry_backoff(j, tries))
+						continue;
+				}
+				return conclude(j, false);
+			}
+			/* the job id is on disk before anything waits for it */
+			if (!job_save(j)) {
+				backend_cancel(j);
+				return 1;
+			}
+		}
+		reattach = false;
+		w = backend_wait(j, j->start_only);
+		if (w == JOB_WAIT_STOP) {
+			j->stopping = true;
+			warn("%s: stopping: %s completed", j->dir, j->stopped_by);
+			backend_cancel(j);
+			w = j->sched == JOB_SLURM ? backend_wait(j, false) : JOB_WAIT_ENDED;
+		}
+		if (w == JOB_WAIT_INTERRUPTED)
+			return interrupted(j);
+		if (w == JOB_WAIT_STARTED) {
+			if (!job_save(j) || !write_marker(j, "kunai.started"))
+				return 1;
+			return 0;
+		}
+		o = job_classify(j);
+		if (job_outcome_retryable(o) && tries < j->retries) {
+			j->info.collected = true;
+			if (!job_save(j) || !retry_backoff(j, tries))
+				return j->signo ? 128 + j->signo : 1;
+			continue;
+		}
+		if (j->start_only) {
+			/* ended before anyone saw it run: the run edge collects it */
+			j->info.collected = false;
+			if (!job_save(j))
+				return 1;
+			if (j->info.start_time && write_marker(j, "kunai.started"))
+				return 0;
+			return conclude(j, false);
+		}
+		j->info.collected = true;
+		return conclude(j, o == OUTCOME_PASSED);
+	}
+}
+
+int
+cmd_job(int argc, char **argv)
+{
+	struct job j;
+	struct stat st;
+	int rc, fd;
+
+	memset(&j, 0, sizeof(j));
+	rc = job_parse(&j, argc, argv);
+	if (rc)
+		goto out;
+	rc = 1;
+	if (j.sched == JOB_KUBERNETES) {
+		warn("the kubernetes backend is not implemented yet");
+		goto out;
+	}
+	if (stat(j.dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		warn("job: %s is not a run dir (run kunai job from the build dir):", j.dir);
+		goto out;
+	}
+	j.t0 = job_now();
+	if (!job_signals_init(&j))
+		goto out;
+	if (mkdir(".kunai", 0777) != 0 && errno != EEXIST) {
+		warn("mkdir .kunai:");
+		goto out;
+	}
+	if (!driver_check(&j))
+		goto out;
+	fd = lock_dir(&j);
+	if (fd < 0)
+		goto out;
+	rc = run(&j);
+	if (j.sched == JOB_SLURM)
+		slurm_release(&j);
+	close(fd);
+out:
+	arena_free(&j.arena);
+	return rc;
+}
+

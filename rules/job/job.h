@@ -1,0 +1,209 @@
+/* job.h: `kunai job`, the runner behind `ninja run` (job.c: job.json,
+ * outcomes, attempts, locks; job_args.c: flags; job_standalone.c: local process groups;
+ * job_slurm.c: sbatch, the batched poller, final states; job_proc.c:
+ * processes, clocks, signals, records). */
+#ifndef KUNAI_JOB_H
+#define KUNAI_JOB_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gen/base/record.h"
+#include "gen/base/util.h"
+
+struct slurm_row;
+struct slurm_watch;
+
+enum job_sched {
+	JOB_STANDALONE,
+	JOB_SLURM,
+	JOB_KUBERNETES,
+};
+
+struct job_after {
+	const char *dir;
+	long delay;
+};
+
+/* What one `kunai job` invocation knows; passed everywhere, never global. */
+struct job {
+	/* options */
+	enum job_sched sched;
+	bool start_only; /* `job start`: return once the job has started */
+	const char *dir;
+	const char *workload;
+	long time_limit; /* seconds; 0: none */
+	struct job_after *after;
+	size_t n_after;
+	const char **stop_with;
+	size_t n_stop;
+	long delay;
+	int retries;
+	long retry_delay_s;  /* before the first retry; doubled for each next one */
+	long poll_max_ms;    /* cap of the scheduler poll interval */
+	long trust_record_s; /* slurm: an exit record unconfirmed this long is the end */
+	const char *command; /* the options, as job.json records them */
+
+	/* state */
+	struct arena arena;
+	struct job_record info; /* what DIR/job.json says (strings in arena) */
+	bool have_info;
+	double t0;           /* wall clock when this invocation began */
+	sigset_t sigs;       /* blocked; taken with sigtimedwait */
+	int signo;           /* SIGINT/SIGTERM/SIGHUP received, else 0 */
+	bool stopping;       /* --stop-with condition met, job being ended */
+	const char *stopped_by;
+	double stop_checked; /* monotonic time of the last --stop-with check */
+	long child;          /* standalone: our child's pid, 0 when not ours */
+	struct slurm_watch *watch; /* slurm: this waiter's view of the poller */
+};
+
+/* `kunai job run|start`: returns the process exit status (0 passed, 1 not,
+ * 2 usage). */
+int cmd_job(int argc, char **argv);
+
+/* How a wait ended. */
+enum job_wait {
+	JOB_WAIT_STARTED,     /* want_start and the job is running */
+	JOB_WAIT_ENDED,       /* final state in j->info */
+	JOB_WAIT_INTERRUPTED, /* j->signo set: the caller cancels */
+	JOB_WAIT_STOP,        /* --stop-with met: the caller ends the job and waits on */
+};
+
+/* ---- job_outcome.c --------------------------------------------------------------- */
+
+/* The outcome class of a scheduler state (Slurm's, or standalone's EXITED,
+ * SIGNALED, TIMEOUT, CANCELLED, LOST) with its exit code; *terminal false
+ * when the job has not ended (the returned class is then meaningless). */
+enum outcome job_state_outcome(const char *state, int exit_code, bool *terminal);
+/* Returns whether outcome o may be retried (infrastructure, not the test). */
+bool job_outcome_retryable(enum outcome o);
+/* Sets j->info.outcome and reason for the ended job in j->info (the
+ * workload's success check included) and returns the class. */
+enum outcome job_classify(struct job *j);
+
+/* ---- job.c ------------------------------------------------------------------- */
+
+/* Returns j->dir/name in b (reset first). */
+const char *job_path(struct job *j, struct buf *b, const char *name);
+/* The run's script in its dir, as gen names it for the scheduler. */
+const char *job_script_name(const struct job *j);
+
+/* ---- job_args.c ---------------------------------------------------------- */
+
+/* Fills j's options from the defaults, the environment, DIR's #KUNAI lines
+ * and argv, in that order. Returns 0, or 2 after reporting a usage error. */
+int job_parse(struct job *j, int argc, char **argv);
+
+/* ---- job_deps.c -------------------------------------------------------------- */
+
+/* Waits for --after-start and --delay before a new submission. Returns false
+ * when a signal came first. */
+bool job_pre_waits(struct job *j);
+/* Returns whether the run's --stop-with condition holds now (checked at most
+ * once a second); sets j->stopped_by. */
+bool job_stop_due(struct job *j);
+
+/* ---- job_proc.c ------------------------------------------------------------ */
+
+/* Whether path exists. */
+bool job_exists(const char *path);
+/* Wall clock and monotonic clock in seconds. */
+double job_now(void);
+double job_mono(void);
+/* "2024-05-01T12:00:00Z" for epoch t, allocated in a. */
+const char *job_iso(struct arena *a, double t);
+/* Parses job_iso's format back; false when s is not one. */
+bool job_iso_parse(const char *s, double *epoch);
+/* Parses Slurm's local "YYYY-MM-DDTHH:MM:SS"; false for Unknown/None. */
+bool job_slurm_time(const char *s, double *epoch);
+/* Sleeps up to ms, returning early with the signal taken from j->sigs
+ * (SIGCHLD included); INT/TERM/HUP also set j->signo. Returns 0 on timeout. */
+int job_sleep(struct job *j, long ms);
+/* Blocks the signals kunai job waits for; returns false after reporting. */
+bool job_signals_init(struct job *j);
+/* Unblocks them again in a child before exec. */
+void job_signals_child(const struct job *j);
+/* Start time of pid from /proc (clock ticks since boot), -1 when gone; *zombie
+ * says whether it has exited and waits to be reaped. */
+long long job_proc_start(long pid, bool *zombie);
+/* Runs argv (argv[0] searched in PATH) in dir (NULL: here) in its own
+ * process group, with stdin from /dev/null; captures stdout and stderr.
+ * Returns the exit status (128+signal when killed), -1 after reporting when
+ * it cannot run. */
+int job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out, struct buf *err);
+/* Reads the file at path into b (reset first), quietly; false when it
+ * cannot be read or is empty. */
+bool job_slurp(const char *path, struct buf *b);
+/* Reads a small record file (kunai.start, kunai.exit) into b; false when it
+ * does not exist (or is empty). */
+bool job_read_record(struct job *j, const char *name, struct buf *b);
+/* The value of "key=" in a kunai.start record, or NULL; points into rec. */
+const char *job_record_field(const char *rec, const char *key, size_t *len);
+/* Whether the process pid (with /proc start time st) is this driver's
+ * ninja or `kunai run`: returns the driver pid (0 when there is none). */
+long job_driver(long long *start);
+
+/* ---- job_standalone.c ------------------------------------------------------ */
+
+/* Starts DIR/run.sh as its own session. Returns false (info filled with an
+ * infra outcome) when it cannot. */
+bool sa_submit(struct job *j);
+/* Waits for the start (want_start) or the end of the job in j->info, ours or
+ * a reattached one; enforces the time limit. */
+enum job_wait sa_wait(struct job *j, bool want_start);
+/* Ends the job's process group (TERM, then KILL after the grace), then
+ * waits for it; info gets state (CANCELLED for a signal). */
+void sa_cancel(struct job *j);
+
+/* ---- job_slurm.c ----------------------------------------------------------- */
+
+/* sbatch --parsable from DIR; retries transient errors. Returns false with
+ * an infra outcome in info when it fails; *retryable says whether another
+ * attempt could succeed (limits, not a bad script). */
+bool slurm_submit(struct job *j, bool *retryable);
+enum job_wait slurm_wait(struct job *j, bool want_start);
+/* scancel the job (retrying transient errors). */
+void slurm_cancel(struct job *j);
+/* Runs a Slurm command (argv[0] from PATH) in dir, retrying transient errors
+ * up to tries times with growing pauses; a signal ends the retries unless
+ * cleanup. Returns its exit status (-1 when it cannot run). */
+int slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
+              struct buf *err);
+/* Removes this waiter's registration under .kunai/waiting; frees its state. */
+void slurm_release(struct job *j);
+
+/* ---- job_poll.c ---------------------------------------------------------- */
+
+/* Registers j's job with the build dir's poller; false after reporting. */
+bool poll_register(struct job *j);
+void poll_unregister(struct job *j);
+/* j's job in the last poll: 1 found (r filled; *when the poll's time), 0 the
+ * scheduler did not know it, -1 not asked about, -2 no poll yet. */
+int poll_lookup(struct job *j, struct slurm_row *r, double *when);
+/* Runs the build dir's query when it is due (urgent: soon after the last)
+ * and no other waiter is running it. */
+void poll_maybe(struct job *j, bool urgent);
+/* poll_unregister, and frees what j->watch holds. */
+void poll_release(struct job *j);
+
+/* Parsers (job_slurm.c), exposed for tests/unit/job_test.c. */
+struct slurm_row {
+	char id[32];
+	char state[32];
+	int exit_code, signal; /* -1: unknown */
+	double submit, start, end; /* 0: unknown */
+	char nodes[256];
+};
+/* One line of `sacct -X -n -P -o JobID,State,ExitCode,Submit,Start,End,NodeList`. */
+bool slurm_parse_sacct(const char *line, struct slurm_row *r);
+/* One line of `scontrol -o show job`. */
+bool slurm_parse_scontrol(const char *line, struct slurm_row *r);
+/* Whether sbatch/squeue/sacct stderr says the controller was briefly out
+ * of reach (worth retrying the same command). */
+bool slurm_transient(const char *err);
+/* Whether sbatch stderr is a submit limit (retry later as a new attempt). */
+bool slurm_limit_error(const char *err);
+
+#endif

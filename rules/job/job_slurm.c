@@ -1,0 +1,378 @@
+/* job_slurm.c: a run as a Slurm batch job: sbatch from the run dir (the
+ * script derives its paths from $SLURM_SUBMIT_DIR), scancel, and the wait:
+ * the waiter watches the job's own records (kunai.start, kunai.exit, which
+ * the script writes) and otherwise reads what the build dir's shared
+ * poller (job_poll.c) last heard from the scheduler. An exit record makes
+ * the poll urgent until the scheduler calls the job ended. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "gen/base/util.h"
+
+enum {
+	URGENT_FOR_S = 20, /* after an exit record; then the normal interval again (a requeued job) */
+	SUBMIT_TRIES = 6,  /* transient sbatch errors: 1+2+4+8+16 s of retries */
+};
+
+/* ---- parsing ---------------------------------------------------------------------- */
+
+static void
+copy_field(char *dst, size_t n, const char *s, size_t len)
+{
+	if (len >= n)
+		len = n - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/* "A:B" -> exit code A, signal B */
+static void
+parse_exit(const char *s, struct slurm_row *r)
+{
+	char *end;
+
+	r->exit_code = r->signal = -1;
+	if (!s || !isdigit((unsigned char)*s))
+		return;
+	r->exit_code = (int)strtol(s, &end, 10);
+	if (*end == ':')
+		r->signal = (int)strtol(end + 1, NULL, 10);
+}
+
+static double
+parse_time(const char *s)
+{
+	double t;
+
+	return job_slurm_time(s, &t) ? t : 0;
+}
+
+bool
+slurm_parse_sacct(const char *line, struct slurm_row *r)
+{
+	const char *f[7], *p = line;
+	size_t len[7], i;
+	char tmp[64];
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < 7; i++) {
+		f[i] = p;
+		len[i] = strcspn(p, "|\n");
+		p += len[i];
+		if (i < 6 && *p++ != '|')
+			return false;
+	}
+	if (!len[0] || !len[1])
+		return false;
+	copy_field(r->id, sizeof(r->id), f[0], len[0]);
+	/* "CANCELLED by 0" */
+	copy_field(r->state, sizeof(r->state), f[1], strcspn(f[1], " |"));
+	copy_field(tmp, sizeof(tmp), f[2], len[2]);
+	parse_exit(tmp, r);
+	copy_field(tmp, sizeof(tmp), f[3], len[3]);
+	r->submit = parse_time(tmp);
+	copy_field(tmp, sizeof(tmp), f[4], len[4]);
+	r->start = parse_time(tmp);
+	copy_field(tmp, sizeof(tmp), f[5], len[5]);
+	r->end = parse_time(tmp);
+	if (len[6] && strncmp(f[6], "None", 4) != 0)
+		copy_field(r->nodes, sizeof(r->nodes), f[6], len[6]);
+	return true;
+}
+
+/* The value of " key=" in a scontrol one-liner, up to the next blank. */
+static bool
+kv(const char *line, const char *key, char *out, size_t n)
+{
+	size_t k = strlen(key);
+	const char *p;
+
+	for (p = line; (p = strstr(p, key)); p += k)
+		if ((p == line || p[-1] == ' ') && p[k] == '=') {
+			p += k + 1;
+			copy_field(out, n, p, strcspn(p, " \n"));
+			return true;
+		}
+	return false;
+}
+
+bool
+slurm_parse_scontrol(const char *line, struct slurm_row *r)
+{
+	char tmp[64];
+
+	memset(r, 0, sizeof(*r));
+	if (strncmp(line, "JobId=", 6) != 0 || !kv(line, "JobId", r->id, sizeof(r->id)) ||
+	    !kv(line, "JobState", r->state, sizeof(r->state)))
+		return false;
+	parse_exit(kv(line, "ExitCode", tmp, sizeof(tmp)) ? tmp : NULL, r);
+	if (kv(line, "SubmitTime", tmp, sizeof(tmp)))
+		r->submit = parse_time(tmp);
+	if (kv(line, "StartTime", tmp, sizeof(tmp)))
+		r->start = parse_time(tmp);
+	if (kv(line, "EndTime", tmp, sizeof(tmp)))
+		r->end = parse_time(tmp);
+	if (kv(line, "NodeList", r->nodes, sizeof(r->nodes)) && strcmp(r->nodes, "(null)") == 0)
+		r->nodes[0] = '\0';
+	return true;
+}
+
+static bool
+has_any(const char *s, const char *const *words)
+{
+	size_t i;
+
+	for (i = 0; s && words[i]; i++)
+		if (strstr(s, words[i]))
+			return true;
+	return false;
+}
+
+bool
+slurm_transient(const char *err)
+{
+	static const char *const w[] = {
+		"Socket timed out", "slurm_load_jobs error", "Connection refused", "Unable to contact slurm controller",
+		"Resource temporarily unavailable", "Zero Bytes were transmitted", "Unexpected message received",
+		"Transport endpoint is not connected", "Slurm temporarily unable", "temporarily unavailable",
+		"Communication connection failure", "Connection timed out", "slurmdbd: Connection", NULL,
+	};
+	return has_any(err, w);
+}
+
+bool
+slurm_limit_error(const char *err)
+{
+	static const char *const w[] = {
+		"QOSMaxSubmitJobPerUserLimit", "AssocMaxSubmitJobLimit", "MaxSubmitJobs", "QOSMaxSubmitJob",
+		"Job violates accounting/QOS policy", "AssocGrpSubmitJobsLimit", "QOSGrpSubmitJobsLimit",
+		"Slurm job queue full", "Job submit limit", NULL,
+	};
+	return has_any(err, w);
+}
+
+/* ---- submit and cancel ------------------------------------------------------------- */
+
+/* Runs a Slurm command, retrying transient errors up to tries times with
+ * growing pauses; a signal ends the retries unless cleanup (scancel is what
+ * a signal asks for). Returns its status. */
+int
+slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
+          struct buf *err)
+{
+	long pause = 1000;
+	int rc = -1, k;
+
+	for (k = 0; k < tries; k++) {
+		if (out)
+			out->len = 0;
+		err->len = 0;
+		rc = job_capture(j, argv, dir, out, err);
+		if (rc == 0 || !slurm_transient(buf_str(err)) || k + 1 == tries)
+			break;
+		warn("%s: %.*s; again in %ld s", argv[0], (int)strcspn(buf_str(err), "\n"), buf_str(err), pause / 1000);
+		if (job_sleep(j, pause) && j->signo && !cleanup)
+			break;
+		pause *= 2;
+	}
+	return rc;
+}
+
+bool
+slurm_submit(struct job *j, bool *retryable)
+{
+	char *argv[] = {"sbatch", "--parsable", "cloudai_sbatch_script.sh", NULL};
+	struct buf out = {0}, err = {0}, msg = {0};
+	size_t n;
+	int rc;
+
+	*retryable = false;
+	rc = slurm_cmd(j, argv, j->dir, SUBMIT_TRIES, false, &out, &err);
+	n = strspn(buf_str(&out), "0123456789_");
+	if (rc == 0 && n > 0 && (out.data[n] == ';' || out.data[n] == '\n' || !out.data[n])) {
+		/* "123" or "123;cluster" */
+		j->info.job_id = arena_strndup(&j->arena, out.data, n);
+		j->info.state = "PENDING";
+		buf_free(&out);
+		buf_free(&err);
+		return true;
+	}
+	j->info.state = "SUBMIT_FAILED";
+	j->info.end_time = job_iso(&j->arena, job_now());
+	buf_printf(&msg, "sbatch: %.*s", (int)strcspn(buf_str(&err), "\n"),
+	           err.len ? buf_str(&err) : rc == 0 ? "no job id in its output" : "failed");
+	j->info.reason = arena_strdup(&j->arena, msg.data);
+	warn("%s: %s", j->dir, msg.data);
+	/* a full queue clears by itself; a bad script or partition does not */
+	*retryable = slurm_limit_error(buf_str(&err)) || slurm_transient(buf_str(&err));
+	buf_free(&out);
+	buf_free(&err);
+	buf_free(&msg);
+	return false;
+}
+
+void
+slurm_cancel(struct job *j)
+{
+	char *argv[] = {"scancel", (char *)j->info.job_id, NULL};
+	struct buf err = {0};
+
+	if (!j->info.job_id)
+		return;
+	if (slurm_cmd(j, argv, NULL, 4, true, NULL, &err) != 0)
+		warn("scancel %s: %.*s", j->info.job_id, (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
+	buf_free(&err);
+}
+
+static void
+fill_row(struct job *j, const struct slurm_row *r)
+{
+	struct job_record *in = &j->info;
+	struct buf rec = {0};
+
+	in->state = arena_strdup(&j->arena, r->state);
+	in->has_exit_code = r->exit_code >= 0;
+	in->exit_code = r->exit_code;
+	in->has_signal = r->signal >= 0;
+	in->signal = r->signal;
+	if (!in->has_exit_code && job_read_record(j, "kunai.exit", &rec)) {
+		in->exit_code = atoi(rec.data);
+		in->has_exit_code = true;
+	}
+	if (r->submit > 0)
+		in->submit_time = job_iso(&j->arena, r->submit);
+	if (r->start > 0)
+		in->start_time = job_iso(&j->arena, r->start);
+	if (r->end > 0)
+		in->end_time = job_iso(&j->arena, r->end);
+	if (r->nodes[0])
+		in->nodes = arena_strdup(&j->arena, r->nodes);
+	buf_free(&rec);
+}
+
+/* The scheduler no longer knows the job: its own exit record is all there is. */
+static void
+fill_record(struct job *j)
+{
+	struct job_record *in = &j->info;
+	struct buf rec = {0};
+
+	if (job_read_record(j, "kunai.exit", &rec)) {
+		in->exit_code = atoi(rec.data);
+		in->has_exit_code = true;
+		in->state = in->exit_code ? "FAILED" : "COMPLETED";
+	} else {
+		in->state = "LOST";
+		in->reason = "the scheduler forgot the job and it left no exit record";
+	}
+	in->end_time = job_iso(&j->arena, job_now());
+	buf_free(&rec);
+}
+
+/* From the job's kunai.start record: start time and node. */
+static void
+fill_start(struct job *j, const char *rec)
+{
+	const char *f;
+	size_t len;
+
+	if ((f = job_record_field(rec, "start", &len)))
+		j->info.start_time = job_iso(&j->arena, strtod(f, NULL));
+	if ((f = job_record_field(rec, "host", &len)) && !j->info.nodes)
+		j->info.nodes = arena_strndup(&j->arena, f, len);
+	j->info.state = "RUNNING";
+}
+
+enum job_wait
+slurm_wait(struct job *j, bool want_start)
+{
+	struct buf rec = {0}, p = {0};
+	struct slurm_row r;
+	double urgent_until = 0, now, last_missing = 0, when = 0, seen_at = 0;
+	enum job_wait result;
+	bool exit_seen = false, terminal;
+	long tick = 100;
+	int missing = 0, f;
+
+	if (!poll_register(j))
+		warn("%s: job %s is watched through its own records only", j->dir, j->info.job_id);
+	for (;;) {
+		if (j->signo) {
+			result = JOB_WAIT_INTERRUPTED;
+			break;
+		}
+		if (!j->stopping && job_stop_due(j)) {
+			result = JOB_WAIT_STOP;
+			break;
+		}
+		now = job_now();
+		if (want_start && job_read_record(j, "kunai.start", &rec)) {
+			fill_start(j, rec.data);
+			result = JOB_WAIT_STARTED;
+			break;
+		}
+		if (!exit_seen && access(job_path(j, &p, "kunai.exit"), F_OK) == 0) {
+			exit_seen = true;
+			seen_at = now;
+			urgent_until = now + URGENT_FOR_S;
+		}
+		f = poll_lookup(j, &r, &when);
+		if (f == 1) {
+			job_state_outcome(r.state, 0, &terminal);
+			if (terminal) {
+				fill_row(j, &r);
+				result = JOB_WAIT_ENDED;
+				break;
+			}
+			if (want_start && r.start > 0 && strcmp(r.state, "PENDING") != 0) {
+				fill_row(j, &r);
+				result = JOB_WAIT_STARTED;
+				break;
+			}
+		} else if (f == 0 && when != last_missing) {
+			/* the scheduler does not know it (any more) */
+			last_missing = when;
+			if (exit_seen || ++missing >= 2) {
+				fill_record(j);
+				result = JOB_WAIT_ENDED;
+				break;
+			}
+		}
+		/* the scheduler down, unreachable or its accounting lagging: not forever */
+		if (exit_seen && now - seen_at >= (double)j->trust_record_s) {
+			warn("%s: job %s wrote its exit record %.0f s ago and the scheduler has not confirmed its "
+			     "end; taking the record",
+			     j->dir, j->info.job_id, now - seen_at);
+			fill_record(j);
+			result = JOB_WAIT_ENDED;
+			break;
+		}
+		poll_maybe(j, now < urgent_until);
+		job_sleep(j, tick);
+		tick = now < urgent_until ? 100 : tick < 1000 ? tick * 2 : 1000;
+	}
+	/* an ended job is nobody's to poll for; a retry registers its own */
+	if (result == JOB_WAIT_ENDED)
+		poll_unregister(j);
+	buf_free(&rec);
+	buf_free(&p);
+	return result;
+}
+
+void
+slurm_release(struct job *j)
+{
+	poll_release(j);
+}

@@ -1,0 +1,273 @@
+/* job_standalone.c: a run on this machine: DIR/run.sh as its own session
+ * and process group, so that Ctrl-C, the time limit and --stop-with reach
+ * every process it started, and so that it outlives a killed kunai job
+ * (the next invocation reattaches by pid and /proc start time). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "gen/base/util.h"
+
+enum {
+	KILL_GRACE_S = 10, /* SIGTERM, then SIGKILL this much later */
+};
+
+/* A standalone job as sa_wait sees it. */
+struct proc {
+	long pid;
+	bool ours;        /* our child: waitpid gives the status */
+	double deadline;  /* wall clock of the time limit; 0: none */
+	double kill_at;   /* wall clock of the SIGKILL after a SIGTERM; 0: none sent */
+	bool timed_out;
+	bool ended;
+	int status;       /* waitpid status when ours */
+};
+
+static void
+hostname_into(struct job *j)
+{
+	char h[256];
+
+	if (gethostname(h, sizeof(h) - 1) == 0) {
+		h[sizeof(h) - 1] = '\0';
+		j->info.host = arena_strdup(&j->arena, h);
+	}
+}
+
+bool
+sa_submit(struct job *j)
+{
+	struct buf p = {0};
+	pid_t pid;
+	int fd;
+
+	hostname_into(j);
+	if (access(job_path(j, &p, "run.sh"), R_OK) != 0) {
+		warn("%s:", p.data);
+		j->info.state = "LOST";
+		j->info.reason = "no run.sh (run kunai gen)";
+		buf_free(&p);
+		return false;
+	}
+	pid = fork();
+	if (pid < 0) {
+		warn("fork:");
+		j->info.state = "LOST";
+		j->info.reason = "cannot fork";
+		buf_free(&p);
+		return false;
+	}
+	if (pid == 0) {
+		setsid();
+		job_signals_child(j);
+		if (chdir(j->dir) != 0)
+			_exit(127);
+		/* nothing of ninja's: its pipe must close when we exit, even
+		 * while the job runs on (`job start`) */
+		fd = open("/dev/null", O_RDONLY);
+		if (fd < 0 || dup2(fd, 0) < 0)
+			_exit(127);
+		fd = open("stderr.txt", O_WRONLY | O_CREAT | O_APPEND, 0666);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execl("/bin/bash", "bash", "run.sh", (char *)NULL);
+		execlp("bash", "bash", "run.sh", (char *)NULL);
+		dprintf(2, "kunai: cannot run bash: %s\n", strerror(errno));
+		_exit(127);
+	}
+	buf_free(&p);
+	j->child = pid;
+	p.len = 0;
+	buf_printf(&p, "%ld", (long)pid);
+	j->info.job_id = arena_strdup(&j->arena, p.data);
+	buf_free(&p);
+	j->info.pid_start = job_proc_start(pid, NULL);
+	j->info.state = "RUNNING";
+	j->info.start_time = j->info.submit_time;
+	return true;
+}
+
+/* The epoch the job started at: its own record, else job.json's time of
+ * submission (a standalone job starts when it is submitted), else now. */
+static double
+start_epoch(struct job *j)
+{
+	struct buf rec = {0};
+	const char *f;
+	double t = job_now();
+	size_t len;
+
+	if (j->child)
+		t = j->t0;
+	if (job_read_record(j, "kunai.start", &rec) && (f = job_record_field(rec.data, "start", &len)))
+		t = strtod(f, NULL);
+	buf_free(&rec);
+	return t;
+}
+
+/* Has the job ended? Our child by waitpid; an adopted one (pid of an
+ * earlier kunai job) by /proc: gone, a zombie, or another process. */
+static bool
+check_end(struct job *j, struct proc *pr)
+{
+	bool zombie = false;
+	pid_t w;
+
+	if (pr->ended)
+		return true;
+	if (pr->ours) {
+		do
+			w = waitpid((pid_t)pr->pid, &pr->status, WNOHANG);
+		while (w < 0 && errno == EINTR);
+		if (w < 0) {
+			warn("waitpid %ld:", pr->pid);
+			pr->ours = false; /* fall back to /proc and the record */
+		} else
+			pr->ended = w == (pid_t)pr->pid;
+	}
+	if (!pr->ours && !pr->ended)
+		pr->ended = job_proc_start(pr->pid, &zombie) != j->info.pid_start || zombie;
+	if (pr->ended)
+		kill(-(pid_t)pr->pid, SIGKILL); /* what the script left behind in its group */
+	return pr->ended;
+}
+
+/* TERM to the whole group now, KILL after the grace. */
+static void
+terminate(struct proc *pr)
+{
+	if (pr->kill_at)
+		return;
+	kill(-(pid_t)pr->pid, SIGTERM);
+	pr->kill_at = job_now() + KILL_GRACE_S;
+}
+
+/* Fills j->info with the end of the job. */
+static void
+record_end(struct job *j, struct proc *pr)
+{
+	struct job_record *in = &j->info;
+	struct buf rec = {0};
+
+	in->end_time = job_iso(&j->arena, job_now());
+	in->has_exit_code = in->has_signal = false;
+	if (pr->ours) {
+		if (WIFEXITED(pr->status)) {
+			in->state = "EXITED";
+			in->exit_code = WEXITSTATUS(pr->status);
+			in->has_exit_code = true;
+		} else {
+			in->state = "SIGNALED";
+			in->signal = WTERMSIG(pr->status);
+			in->has_signal = true;
+		}
+	} else if (job_read_record(j, "kunai.exit", &rec)) {
+		in->state = "EXITED";
+		in->exit_code = atoi(rec.data);
+		in->has_exit_code = true;
+	} else {
+		in->state = "LOST";
+		in->reason = "the process ended without an exit record";
+	}
+	if (pr->timed_out)
+		in->state = "TIMEOUT";
+	buf_free(&rec);
+}
+
+static void
+proc_init(struct job *j, struct proc *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = j->info.job_id ? strtol(j->info.job_id, NULL, 10) : 0;
+	pr->ours = j->child && j->child == pr->pid;
+	if (j->time_limit > 0)
+		pr->deadline = start_epoch(j) + (double)j->time_limit;
+}
+
+/* Whether an adopted pid can be this job at all (same host, pid recorded). */
+static bool
+adoptable(struct job *j, struct proc *pr)
+{
+	char h[256];
+
+	if (pr->pid <= 0 || j->info.pid_start <= 0)
+		return false;
+	if (j->info.host && gethostname(h, sizeof(h) - 1) == 0) {
+		h[sizeof(h) - 1] = '\0';
+		if (strcmp(h, j->info.host) != 0) {
+			warn("%s: job %ld ran on %s, not here; cannot reattach", j->dir, pr->pid, j->info.host);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The wait loop shared by sa_wait and sa_cancel; cancel: terminate now and
+ * only wait for the end. */
+static enum job_wait
+wait_proc(struct job *j, struct proc *pr, bool want_start, bool cancel)
+{
+	struct buf p = {0};
+	long tick = 10;
+	double now;
+
+	if (!pr->ours && !adoptable(j, pr))
+		pr->ended = true;
+	if (cancel && !check_end(j, pr))
+		terminate(pr);
+	while (!check_end(j, pr)) {
+		if (want_start && access(job_path(j, &p, "kunai.start"), F_OK) == 0) {
+			buf_free(&p);
+			return JOB_WAIT_STARTED;
+		}
+		if (!cancel && j->signo) {
+			buf_free(&p);
+			return JOB_WAIT_INTERRUPTED;
+		}
+		now = job_now();
+		if (pr->deadline && now >= pr->deadline && !pr->kill_at) {
+			pr->timed_out = true;
+			terminate(pr);
+		}
+		if (pr->kill_at && now >= pr->kill_at)
+			kill(-(pid_t)pr->pid, SIGKILL);
+		if (!cancel && !pr->kill_at && job_stop_due(j)) {
+			buf_free(&p);
+			return JOB_WAIT_STOP;
+		}
+		/* our child wakes us with SIGCHLD; an adopted one is polled */
+		job_sleep(j, tick);
+		if (tick < 250)
+			tick *= 2;
+	}
+	buf_free(&p);
+	record_end(j, pr);
+	return JOB_WAIT_ENDED;
+}
+
+enum job_wait
+sa_wait(struct job *j, bool want_start)
+{
+	struct proc pr;
+
+	proc_init(j, &pr);
+	return wait_proc(j, &pr, want_start, false);
+}
+
+void
+sa_cancel(struct job *j)
+{
+	struct proc pr;
+
+	proc_init(j, &pr);
+	wait_proc(j, &pr, false, true);
+}
