@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "report.h"
+#include "reports/grade/grade.h"
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"
 
@@ -93,17 +94,6 @@ plan_find_run(const struct plan *p, const char *dir)
 	return NULL;
 }
 
-static const char *
-run_arg(const struct plan_run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->n_args; i++)
-		if (strcmp(r->args[i].key, key) == 0)
-			return r->args[i].value;
-	return NULL;
-}
-
 /* Output may hold NUL bytes: no strstr. */
 static bool
 contains(const char *hay, size_t n, const char *needle)
@@ -120,89 +110,6 @@ contains(const char *hay, size_t n, const char *needle)
 	}
 	return false;
 }
-
-static const char *afmt(struct arena *a, const char *f, ...) __attribute__((format(printf, 2, 3)));
-
-/* Returns the formatted text, copied into the arena. */
-static const char *
-afmt(struct arena *a, const char *f, ...)
-{
-	struct buf b = {0};
-	const char *r;
-	va_list ap;
-
-	va_start(ap, f);
-	buf_vprintf(&b, f, ap);
-	va_end(ap);
-	r = arena_strdup(a, buf_str(&b));
-	buf_free(&b);
-	return r;
-}
-
-static void
-demote(struct run_report *out, enum outcome o, const char *reason)
-{
-	if (out->outcome == OUTCOME_PASSED) {
-		out->outcome = o;
-		out->reason = reason;
-	}
-}
-
-static void
-add_metric(struct arena *a, struct run_report *out, const char *name, double v)
-{
-	out->metrics = arena_grow(a, out->metrics, out->n_metrics, out->n_metrics + 1, sizeof(*out->metrics));
-	out->metrics[out->n_metrics].name = name;
-	out->metrics[out->n_metrics].value = v;
-	out->n_metrics++;
-}
-
-/* nccl-tests: bus bandwidth metrics; wrong results fail the run, and a busbw
- * below cmd_args.min_busbw (GB/s) is a performance failure. */
-static void
-grade_nccl(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
-{
-	const char *min = run_arg(r, "min_busbw");
-	struct nccl_result n;
-	bool parsed = nccl_parse(text, len, &n);
-	char *end;
-	double want;
-
-	if (parsed) {
-		if (n.rows) {
-			add_metric(a, out, "max_busbw", n.max_busbw);
-			add_metric(a, out, "max_busbw_size", n.max_busbw_size);
-		}
-		if (n.rows || n.footer_avg)
-			add_metric(a, out, "avg_busbw", n.avg_busbw);
-		add_metric(a, out, "results", (double)n.rows);
-		add_metric(a, out, "wrong", (double)n.wrong);
-		if (n.has_oob)
-			add_metric(a, out, "out_of_bounds", (double)n.oob);
-		if (n.oob > 0 || n.wrong > 0)
-			demote(out, OUTCOME_FAILED, afmt(a, "nccl-tests: data check failed (%ld wrong, %ld out of bounds)",
-			                                 n.wrong, n.oob));
-	}
-	if (!min)
-		return;
-	want = strtod(min, &end);
-	if (end == min || *end || !isfinite(want))
-		demote(out, OUTCOME_INFRA, afmt(a, "min_busbw '%s' is not a number", min));
-	else if (!parsed || !n.rows)
-		demote(out, OUTCOME_PERF_FAILED, afmt(a, "no busbw in stdout.txt (min_busbw %s GB/s)", min));
-	else if (n.max_busbw < want)
-		demote(out, OUTCOME_PERF_FAILED,
-		       afmt(a, "max busbw %.2f GB/s is below min_busbw %s GB/s", n.max_busbw, min));
-}
-
-/* Graders by the name a workload entry gives (workload.grader). */
-static const struct {
-	const char *name;
-	void (*grade)(struct arena *a, const struct plan_run *r, const char *text, size_t len,
-	              struct run_report *out);
-} graders[] = {
-	{"nccl", grade_nccl},
-};
 
 /* Reads path whole; false (silently) when it does not exist. */
 static bool
@@ -232,17 +139,20 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 	buf_printf(&path, "%s/stdout.txt", dir);
 	have = read_output(path.data, &text, &unreadable);
 	buf_free(&path);
+	grader_fn *g = grader_find(wl->grader);
+
 	if (!have && wl->all_of && wl->all_of[0])
-		demote(out, OUTCOME_FAILED, unreadable ? "stdout.txt cannot be read" : "no stdout.txt");
+		grade_demote(out, OUTCOME_FAILED, unreadable ? "stdout.txt cannot be read" : "no stdout.txt");
 	for (i = 0; have && wl->all_of && wl->all_of[i]; i++)
 		if (!contains(text.data, text.len, wl->all_of[i]))
-			demote(out, OUTCOME_FAILED, afmt(a, "success check: stdout.txt lacks '%s'", wl->all_of[i]));
+			grade_demote(out, OUTCOME_FAILED,
+			             grade_fmt(a, "success check: stdout.txt lacks '%s'%s", wl->all_of[i],
+			                       text.len ? "" : " (it is empty)"));
 	for (i = 0; have && wl->none_of && wl->none_of[i]; i++)
 		if (contains(text.data, text.len, wl->none_of[i]))
-			demote(out, OUTCOME_FAILED, afmt(a, "success check: stdout.txt has '%s'", wl->none_of[i]));
-	for (i = 0; have && wl->grader && i < LEN(graders); i++)
-		if (strcmp(graders[i].name, wl->grader) == 0)
-			graders[i].grade(a, r, text.data, text.len, out);
+			grade_demote(out, OUTCOME_FAILED, grade_fmt(a, "success check: stdout.txt has '%s'", wl->none_of[i]));
+	if (g)
+		g(a, r, have ? text.data : "", have ? text.len : 0, out);
 	buf_free(&text);
 }
 
@@ -267,7 +177,7 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	rc = record_job_read(a, path.data, &j, &why);
 	if (rc <= 0) {
 		out->outcome = rc == 0 ? OUTCOME_NOT_RUN : OUTCOME_INFRA;
-		out->reason = rc == 0 ? "never run (no job.json)" : afmt(a, "job.json: %s", buf_str(&why));
+		out->reason = rc == 0 ? "never run (no job.json)" : grade_fmt(a, "job.json: %s", buf_str(&why));
 		goto done;
 	}
 	out->job_id = j.job_id;
@@ -279,14 +189,18 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 		out->duration_s = t1 - t0;
 	if (!record_outcome(&j, &out->outcome)) {
 		out->outcome = OUTCOME_RUNNING;
-		out->reason = afmt(a, "no outcome recorded yet (state %s)", j.state ? j.state : "unknown");
+		out->reason = grade_fmt(a, "no outcome recorded yet (state %s)", j.state ? j.state : "unknown");
 		goto done;
 	}
 	out->reason = out->outcome == OUTCOME_PASSED ? NULL : j.reason ? j.reason : j.outcome;
 	/* the runner names the workload it checked; else the test's template */
 	wname = j.workload ? j.workload : p->tests[r->test].workload;
+	out->workload = wname;
+	out->nodes = j.nodes ? j.nodes : j.host;
 	if (check && workload_find(wname))
 		check_output(a, dir.data, r, workload_find(wname), out);
+	if (check)
+		refs_apply(a, &p->tests[r->test], p->system, out);
 done:
 	buf_free(&dir);
 	buf_free(&path);
@@ -351,7 +265,6 @@ needs_plan(struct arena *a, const char *dir)
 	struct buf path = {0}, why = {0};
 	struct job_record j;
 	const struct workload *wl;
-	size_t i;
 	int rc;
 
 	buf_printf(&path, "%s/job.json", dir);
@@ -363,10 +276,8 @@ needs_plan(struct arena *a, const char *dir)
 	if (!j.workload)
 		return true;
 	wl = workload_find(j.workload);
-	for (i = 0; wl && wl->grader && i < LEN(graders); i++)
-		if (strcmp(graders[i].name, wl->grader) == 0)
-			return true;
-	return false;
+	/* every grader may read thresholds (cmd_args) or references */
+	return wl && grader_find(wl->grader);
 }
 
 int

@@ -9,6 +9,12 @@
 #include "report.h"
 #include "gen/base/util.h"
 
+/* Where rows and ranks go when the caller wants them (NULL: nowhere). */
+struct collect {
+	struct arena *a;
+	struct nccl_detail *d;
+};
+
 enum { MAX_TOKENS = 64, MAX_HALVES = 4 };
 
 struct layout {
@@ -105,8 +111,9 @@ header(const char **tok, const size_t *tlen, size_t n, struct layout *l)
 
 static void
 row(const char **tok, const size_t *tlen, size_t n, const struct layout *l, struct nccl_result *out,
-    double *sum, size_t *count)
+    double *sum, size_t *count, const struct collect *c)
 {
+	struct nccl_row r = {0};
 	double size, v;
 	bool any = false;
 	size_t i;
@@ -119,6 +126,12 @@ row(const char **tok, const size_t *tlen, size_t n, const struct layout *l, stru
 			continue;
 		if (*count == 0 || v > out->max_busbw || (v == out->max_busbw && size > out->max_busbw_size))
 			out->max_busbw = v, out->max_busbw_size = size;
+		/* time and algbw precede busbw in every layout */
+		if (i < 2 && l->busbw[i] >= 2) {
+			r.busbw[i] = v;
+			r.ok[i] = number(tok[l->busbw[i] - 2], tlen[l->busbw[i] - 2], &r.time_us[i]) &&
+			          number(tok[l->busbw[i] - 1], tlen[l->busbw[i] - 1], &r.algbw[i]);
+		}
 		*sum += v;
 		(*count)++;
 		any = true;
@@ -129,11 +142,45 @@ row(const char **tok, const size_t *tlen, size_t n, const struct layout *l, stru
 			out->wrong += (long)v;
 	if (any)
 		out->rows++;
+	if (any && c->d) {
+		r.size = size;
+		c->d->rows = arena_grow(c->a, c->d->rows, c->d->n_rows, c->d->n_rows + 1, sizeof(r));
+		c->d->rows[c->d->n_rows++] = r;
+	}
+}
+
+/* "#  Rank  0 Group  0 Pid  12345 on     node01 device  0 [0000:18:00] NVIDIA H100 80GB HBM3" */
+static void
+rank_line(const char **tok, const size_t *tlen, size_t n, const char *eol, const struct collect *c)
+{
+	struct nccl_rank k;
+	double v;
+
+	if (!c->d || n < 10 || !tok_is(tok[0], tlen[0], "Rank") || !tok_is(tok[6], tlen[6], "on") ||
+	    !tok_is(tok[8], tlen[8], "device") || !number(tok[1], tlen[1], &v))
+		return;
+	k.rank = (int)v;
+	k.host = arena_strndup(c->a, tok[7], tlen[7]);
+	k.device = number(tok[9], tlen[9], &v) ? (int)v : -1;
+	/* the model is the rest of the line after "[bus]" */
+	k.model = NULL;
+	if (n >= 12)
+		k.model = arena_strndup(c->a, tok[11], (size_t)(eol - tok[11]));
+	c->d->ranks = arena_grow(c->a, c->d->ranks, c->d->n_ranks, c->d->n_ranks + 1, sizeof(k));
+	c->d->ranks[c->d->n_ranks++] = k;
 }
 
 bool
 nccl_parse(const char *text, size_t len, struct nccl_result *out)
 {
+	return nccl_parse_detail(NULL, text, len, out, NULL);
+}
+
+bool
+nccl_parse_detail(struct arena *a, const char *text, size_t len, struct nccl_result *out,
+                  struct nccl_detail *d)
+{
+	const struct collect c = {a, d};
 	static const struct layout current = {13, {7, 11}, {8, 12}, 2, 2};
 	struct layout l = current;
 	const char *p = text, *end = text + len, *eol, *tok[MAX_TOKENS];
@@ -142,6 +189,8 @@ nccl_parse(const char *text, size_t len, struct nccl_result *out)
 	bool oob = false;
 
 	memset(out, 0, sizeof(*out));
+	if (d)
+		memset(d, 0, sizeof(*d));
 	for (; p < end; p = eol + 1) {
 		eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -163,12 +212,12 @@ nccl_parse(const char *text, size_t len, struct nccl_result *out)
 				footer_sum += v, footers++;
 			else if (footer_value(p, eol, "Out of bounds values", &v) && v >= 0)
 				out->oob += (long)v, oob = true;
-			else
-				header(tok, tlen, n, &l);
+			else if (!header(tok, tlen, n, &l))
+				rank_line(tok, tlen, n, eol, &c);
 			continue;
 		}
 		n = split(p, eol, tok, tlen);
-		row(tok, tlen, n, &l, out, &sum, &count);
+		row(tok, tlen, n, &l, out, &sum, &count, &c);
 	}
 	out->has_oob = oob;
 	out->footer_avg = footers > 0;

@@ -53,6 +53,55 @@ safe_dir(const char *d)
 	}
 }
 
+/* A tolerance: a number, or "inf"/"-inf" (how kunai.json writes them). */
+static bool
+tolerance(const cJSON *v, double *d)
+{
+	if (cJSON_IsNumber(v))
+		*d = v->valuedouble;
+	else if (cJSON_IsString(v) && (!strcmp(v->valuestring, "inf") || !strcmp(v->valuestring, "+inf")))
+		*d = INFINITY;
+	else if (cJSON_IsString(v) && !strcmp(v->valuestring, "-inf"))
+		*d = -INFINITY;
+	else
+		return false;
+	return true;
+}
+
+static void
+load_ref(struct arena *a, struct plan_test *t, const char *scope, const cJSON *v)
+{
+	struct plan_ref f = {scope, arena_strdup(a, v->string), NULL, 0, 0, INFINITY};
+	int n = cJSON_GetArraySize(v), k = 2;
+
+	if (!cJSON_IsArray(v) || n < 2 || !cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) ||
+	    !tolerance(cJSON_GetArrayItem(v, 1), &f.lower))
+		return; /* gen validated it: a hand-edited kunai.json */
+	f.value = cJSON_GetArrayItem(v, 0)->valuedouble;
+	if (n > k && tolerance(cJSON_GetArrayItem(v, k), &f.upper))
+		k++;
+	if (n > k && cJSON_IsString(cJSON_GetArrayItem(v, k)))
+		f.unit = arena_strdup(a, cJSON_GetArrayItem(v, k)->valuestring);
+	t->refs = arena_grow(a, t->refs, t->n_refs, t->n_refs + 1, sizeof(f));
+	t->refs[t->n_refs++] = f;
+}
+
+/* "references": {metric: [...], scope: {metric: [...]}}. */
+static void
+load_refs(struct arena *a, struct plan_test *t, const cJSON *refs)
+{
+	const cJSON *v, *m;
+
+	cJSON_ArrayForEach(v, json_children(refs, true)) {
+		if (cJSON_IsObject(v)) {
+			const char *scope = arena_strdup(a, v->string);
+			cJSON_ArrayForEach(m, v)
+				load_ref(a, t, scope, m);
+		} else
+			load_ref(a, t, NULL, v);
+	}
+}
+
 static bool
 load_tests(struct arena *a, const char *path, const cJSON *tests, struct plan *p)
 {
@@ -68,6 +117,7 @@ load_tests(struct arena *a, const char *path, const cJSON *tests, struct plan *p
 		if (!cJSON_IsObject(t) || !pt->id)
 			return plan_error(path, "scenario.Tests entry without an id", NULL);
 		pt->workload = json_get_str(a, json_item(t, "test"), "test_template_name");
+		load_refs(a, pt, json_item(json_item(t, "test"), "references"));
 	}
 	/* dependencies name other tests: resolve once every id is known */
 	i = 0;
@@ -156,6 +206,7 @@ json_load_plan(struct arena *a, const char *path, struct plan *p)
 	runs = json_item(root, "runs");
 	p->scenario = json_get_str(a, sc, "name");
 	p->scheduler = json_get_str(a, json_item(root, "system"), "scheduler");
+	p->system = json_get_str(a, json_item(root, "system"), "name");
 	if (!p->scenario || !cJSON_IsArray(tests) || !cJSON_IsArray(runs))
 		ok = plan_error(path, "not a kunai.json (no scenario name, scenario.Tests or runs)", NULL);
 	else
@@ -177,10 +228,48 @@ add_str_or_null(cJSON *o, const char *key, const char *v)
 		cJSON_AddNullToObject(o, key);
 }
 
+static const char *const checks[] = {"no reference", "ok", "below reference", "above reference"};
+
 static cJSON *
-report_json(const struct run_report *r)
+value_json(const struct metric *m)
 {
-	cJSON *o = cJSON_CreateObject(), *m;
+	cJSON *o = cJSON_CreateObject(), *f;
+
+	cJSON_AddStringToObject(o, "name", m->name);
+	cJSON_AddNumberToObject(o, "value", m->value);
+	cJSON_AddStringToObject(o, "unit", m->unit ? m->unit : "");
+	if (m->x >= 0)
+		cJSON_AddNumberToObject(o, m->x_name ? m->x_name : "x", m->x);
+	add_str_or_null(o, "node", m->node);
+	if (m->gpu >= 0)
+		cJSON_AddNumberToObject(o, "gpu", m->gpu);
+	else
+		cJSON_AddNullToObject(o, "gpu");
+	add_str_or_null(o, "gpu_model", m->gpu_model);
+	cJSON_AddStringToObject(o, "check", checks[m->check]);
+	if (m->ref) {
+		f = cJSON_AddObjectToObject(o, "reference");
+		cJSON_AddNumberToObject(f, "value", m->ref->value);
+		/* JSON has no infinity: unbounded is null */
+		if (isinf(m->ref->lower))
+			cJSON_AddNullToObject(f, "lower");
+		else
+			cJSON_AddNumberToObject(f, "lower", m->ref->lower);
+		if (isinf(m->ref->upper))
+			cJSON_AddNullToObject(f, "upper");
+		else
+			cJSON_AddNumberToObject(f, "upper", m->ref->upper);
+		add_str_or_null(f, "scope", m->ref->scope);
+	}
+	return o;
+}
+
+/* series: also the per-size values (report.json); summary.json keeps
+ * only values that are not one point of a series. */
+static cJSON *
+report_json(const struct run_report *r, bool series)
+{
+	cJSON *o = cJSON_CreateObject(), *m, *vals;
 	size_t i;
 
 	cJSON_AddStringToObject(o, "dir", r->dir ? r->dir : "");
@@ -203,10 +292,60 @@ report_json(const struct run_report *r)
 		cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
 	else
 		cJSON_AddNullToObject(o, "duration_s");
+	add_str_or_null(o, "workload", r->workload);
+	add_str_or_null(o, "path", r->path);
+	add_str_or_null(o, "nodes", r->nodes);
+	if (r->ran_skipped)
+		cJSON_AddTrueToObject(o, "ran_skipped");
+	/* the first whole-run value of each name, for quick queries */
 	m = cJSON_AddObjectToObject(o, "metrics");
 	for (i = 0; i < r->n_metrics; i++)
-		cJSON_AddNumberToObject(m, r->metrics[i].name, r->metrics[i].value);
+		if (r->metrics[i].x < 0 && r->metrics[i].gpu < 0 && !cJSON_GetObjectItemCaseSensitive(m, r->metrics[i].name))
+			cJSON_AddNumberToObject(m, r->metrics[i].name, r->metrics[i].value);
+	vals = cJSON_AddArrayToObject(o, "values");
+	for (i = 0; i < r->n_metrics; i++)
+		if (series || r->metrics[i].x < 0)
+			cJSON_AddItemToArray(vals, value_json(&r->metrics[i]));
 	return o;
+}
+
+static bool
+value_from_json(struct arena *a, const cJSON *o, struct metric *m)
+{
+	const cJSON *v = json_item(o, "value"), *g = json_item(o, "gpu"), *f = json_item(o, "reference"), *x;
+	const char *check = json_get_str(a, o, "check");
+	size_t k;
+
+	memset(m, 0, sizeof(*m));
+	m->name = json_get_str(a, o, "name");
+	if (!m->name || !cJSON_IsNumber(v))
+		return false;
+	m->value = v->valuedouble;
+	m->unit = json_get_str(a, o, "unit");
+	m->node = json_get_str(a, o, "node");
+	m->gpu_model = json_get_str(a, o, "gpu_model");
+	m->gpu = cJSON_IsNumber(g) ? (int)g->valuedouble : -1;
+	m->x = -1;
+	if ((x = json_item(o, "bytes")) || (x = json_item(o, "epoch")) || (x = json_item(o, "pair"))) {
+		m->x = cJSON_IsNumber(x) ? x->valuedouble : -1;
+		m->x_name = arena_strdup(a, x->string);
+	}
+	for (k = 0; check && k < LEN(checks); k++)
+		if (strcmp(check, checks[k]) == 0)
+			m->check = (enum metric_check)k;
+	if (cJSON_IsObject(f) && cJSON_IsNumber(json_item(f, "value"))) {
+		struct plan_ref *r = arena_alloc(a, sizeof(*r));
+		r->value = json_item(f, "value")->valuedouble;
+		if (!tolerance(json_item(f, "lower"), &r->lower))
+			r->lower = -INFINITY;
+		if (!tolerance(json_item(f, "upper"), &r->upper))
+			r->upper = INFINITY;
+		r->scope = json_get_str(a, f, "scope");
+		r->metric = m->name;
+		r->unit = m->unit;
+		m->ref = r;
+	}
+	return true;
 }
 
 static bool
@@ -234,14 +373,16 @@ report_from_json(struct arena *a, const cJSON *o, struct run_report *r, struct b
 	r->start_time = json_get_str(a, o, "start_time");
 	r->end_time = json_get_str(a, o, "end_time");
 	r->duration_s = cJSON_IsNumber(d) && isfinite(d->valuedouble) && d->valuedouble >= 0 ? d->valuedouble : -1;
+	r->workload = json_get_str(a, o, "workload");
+	r->path = json_get_str(a, o, "path");
+	r->nodes = json_get_str(a, o, "nodes");
+	r->ran_skipped = cJSON_IsTrue(json_item(o, "ran_skipped"));
+	(void)m;
+	m = json_item(o, "values");
 	r->metrics = arena_alloc(a, ((size_t)cJSON_GetArraySize(m) + 1) * sizeof(*r->metrics));
-	cJSON_ArrayForEach(v, json_children(m, true)) {
-		if (!cJSON_IsNumber(v) || !v->string)
-			continue;
-		r->metrics[r->n_metrics].name = arena_strdup(a, v->string);
-		r->metrics[r->n_metrics].value = v->valuedouble;
-		r->n_metrics++;
-	}
+	cJSON_ArrayForEach(v, json_children(m, false))
+		if (value_from_json(a, v, &r->metrics[r->n_metrics]))
+			r->n_metrics++;
 	return true;
 }
 
@@ -262,7 +403,7 @@ json_load_report(struct arena *a, const char *path, struct run_report *r, struct
 void
 json_write_report(const struct run_report *r, struct buf *out)
 {
-	json_print(report_json(r), out);
+	json_print(report_json(r, true), out);
 }
 
 void
@@ -273,6 +414,7 @@ json_write_summary(const struct summary *s, struct buf *out)
 	size_t i;
 
 	cJSON_AddStringToObject(o, "scenario", s->scenario ? s->scenario : "");
+	add_str_or_null(o, "system", s->system);
 	cJSON_AddNumberToObject(o, "total", (double)s->n_runs);
 	counts = cJSON_AddObjectToObject(o, "counts");
 	for (i = 0; i < OUTCOME_COUNT; i++)
@@ -283,7 +425,7 @@ json_write_summary(const struct summary *s, struct buf *out)
 	cJSON_AddNumberToObject(o, "duration_s", total);
 	runs = cJSON_AddArrayToObject(o, "runs");
 	for (i = 0; i < s->n_runs; i++)
-		cJSON_AddItemToArray(runs, report_json(&s->runs[i]));
+		cJSON_AddItemToArray(runs, report_json(&s->runs[i], false));
 	json_print(o, out);
 }
 
@@ -304,6 +446,7 @@ json_load_summary(struct arena *a, const char *path, struct summary *s)
 		return false;
 	}
 	s->scenario = json_get_str(a, root, "scenario");
+	s->system = json_get_str(a, root, "system");
 	runs = json_item(root, "runs");
 	s->runs = arena_alloc(a, ((size_t)cJSON_GetArraySize(runs) + 1) * sizeof(*s->runs));
 	cJSON_ArrayForEach(r, json_children(runs, false)) {

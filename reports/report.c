@@ -17,8 +17,10 @@
 static bool
 blocks(const struct run_report *r, bool start_only)
 {
+	/* a program that ran and skipped (health without nvidia-smi) ended
+	 * well: what comes after it runs */
 	if (r->outcome == OUTCOME_SKIPPED)
-		return true;
+		return !r->ran_skipped;
 	if (!outcome_is_failure(r->outcome))
 		return false;
 	return !start_only || !r->start_time;
@@ -158,6 +160,40 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 	return ok;
 }
 
+bool
+summary_all_ok(const struct summary *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_runs; i++)
+		if (s->runs[i].outcome != OUTCOME_PASSED && !s->runs[i].ran_skipped)
+			return false;
+	return true;
+}
+
+void
+summary_paths(const struct summary *s, struct buf *out)
+{
+	size_t gpu = 0, cpu = 0, i;
+
+	for (i = 0; i < s->n_runs; i++) {
+		if (!s->runs[i].path)
+			continue;
+		if (strcmp(s->runs[i].path, "gpu") == 0)
+			gpu++;
+		else
+			cpu++;
+	}
+	if (!gpu && !cpu)
+		buf_puts(out, "no run measured a GPU or CPU path");
+	else if (!cpu)
+		buf_printf(out, "GPU path: all %zu measured run%s ran on GPUs", gpu, gpu == 1 ? "" : "s");
+	else if (!gpu)
+		buf_printf(out, "CPU path: no GPU was used (%zu run%s measured on the CPU)", cpu, cpu == 1 ? "" : "s");
+	else
+		buf_printf(out, "mixed: %zu run%s on GPUs, %zu on the CPU path (no GPU)", gpu, gpu == 1 ? "" : "s", cpu);
+}
+
 /* Markdown table cell text: no '|' or line breaks. */
 static void
 md_cell(struct buf *out, const char *s)
@@ -196,6 +232,8 @@ markdown(const struct summary *s, struct buf *out)
 	buf_puts(out, "# ");
 	md_cell(out, s->scenario);
 	buf_puts(out, "\n\n");
+	summary_paths(s, out);
+	buf_puts(out, ".\n\n");
 	count_line(out, s);
 	buf_puts(out, ".\n\n| id | iteration | step | outcome | time | reason |\n");
 	buf_puts(out, "| --- | ---: | ---: | --- | ---: | --- |\n");
@@ -269,6 +307,7 @@ cmd_report(int argc, char **argv)
 	if (!ok)
 		goto done;
 	s.scenario = p.scenario;
+	s.system = p.system;
 	s.n_runs = p.n_runs;
 	s.runs = arena_alloc(&a, (p.n_runs + 1) * sizeof(*s.runs));
 	for (i = 0; i < p.n_runs; i++)
@@ -287,7 +326,10 @@ cmd_report(int argc, char **argv)
 		goto done;
 	count_line(&b, &s);
 	printf("kunai: %s (%s/report)\n", b.data, root);
-	rc = check && s.counts[OUTCOME_PASSED] != s.n_runs ? 1 : 0;
+	b.len = 0;
+	summary_paths(&s, &b);
+	printf("kunai: %s\n", b.data);
+	rc = check && !summary_all_ok(&s) ? 1 : 0;
 done:
 	buf_free(&b);
 	arena_free(&a);

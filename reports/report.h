@@ -29,6 +29,14 @@ struct plan_dep {
 	size_t test; /* index in plan.tests */
 };
 
+/* A reference (ReFrame's model): value, lower and upper tolerance as
+ * fractions of it (-0.1: 10% below; -inf/inf: unbounded), unit; scope is
+ * NULL for every system, else a system name or (a part of) a GPU model. */
+struct plan_ref {
+	const char *scope, *metric, *unit;
+	double value, lower, upper;
+};
+
 struct plan_test {
 	const char *id;
 	const char *workload; /* test_template_name; NULL if kunai.json lacks it */
@@ -36,6 +44,8 @@ struct plan_test {
 	size_t n_deps;
 	size_t *runs; /* indices in plan.runs, in order */
 	size_t n_runs;
+	struct plan_ref *refs; /* [references] of the test definition */
+	size_t n_refs;
 };
 
 struct plan_arg {
@@ -55,15 +65,28 @@ struct plan_run {
 struct plan {
 	const char *scenario;
 	const char *scheduler;
+	const char *system; /* the system's name */
 	struct plan_test *tests;
 	size_t n_tests;
 	struct plan_run *runs;
 	size_t n_runs;
 };
 
+/* How a value compares with its reference. */
+enum metric_check { CHECK_NONE, CHECK_OK, CHECK_LOW, CHECK_HIGH };
+
+/* One measured value and where it was measured. */
 struct metric {
 	const char *name;
 	double value;
+	const char *unit;      /* "GB/s", "TFLOP/s", "s", "B", "count", ... */
+	const char *node;      /* NULL: unknown, or the whole run */
+	int gpu;               /* GPU index on the node; -1: not one GPU */
+	const char *gpu_model; /* "cpu" on the CPU path; NULL: unknown */
+	double x;              /* the x of a series (x_name: "bytes", "epoch"); < 0: none */
+	const char *x_name;
+	enum metric_check check;
+	const struct plan_ref *ref; /* when check != CHECK_NONE */
 };
 
 /* DIR/report.json: one graded run. */
@@ -76,13 +99,17 @@ struct run_report {
 	int exit_code;
 	const char *job_id, *start_time, *end_time;
 	double duration_s; /* < 0: unknown */
+	const char *workload; /* test_template_name */
+	const char *path;     /* "gpu", "cpu" or NULL (no GPU question) */
+	const char *nodes;    /* where it ran, comma-separated; NULL unknown */
+	bool ran_skipped;     /* the program ran and reported SKIPPED */
 	struct metric *metrics;
 	size_t n_metrics;
 };
 
 /* report/summary.json. */
 struct summary {
-	const char *scenario;
+	const char *scenario, *system, *date;
 	size_t counts[OUTCOME_COUNT];
 	struct run_report *runs;
 	size_t n_runs;
@@ -133,9 +160,32 @@ struct nccl_result {
 	long oob;            /* "# Out of bounds values : N" */
 };
 
+/* One result row: out-of-place [0] and in-place [1] halves. */
+struct nccl_row {
+	double size; /* bytes */
+	double time_us[2], algbw[2], busbw[2];
+	bool ok[2];
+};
+
+/* "# Rank N ... on HOST device D [bus] MODEL". */
+struct nccl_rank {
+	int rank, device;
+	const char *host, *model;
+};
+
+struct nccl_detail {
+	struct nccl_row *rows;
+	size_t n_rows;
+	struct nccl_rank *ranks;
+	size_t n_ranks;
+};
+
 /* Parses nccl-tests' text output. Returns false when it holds no result row
  * and no footer. */
 bool nccl_parse(const char *text, size_t len, struct nccl_result *out);
+/* nccl_parse, and (d not NULL) every row and rank line, in a. */
+bool nccl_parse_detail(struct arena *a, const char *text, size_t len, struct nccl_result *out,
+                       struct nccl_detail *d);
 
 /* ---- report.c ---------------------------------------------------------------- */
 
@@ -143,6 +193,11 @@ bool nccl_parse(const char *text, size_t len, struct nccl_result *out);
  * previous iteration or a start_post_comp/start_post_init target did not
  * pass) as skipped, with the reason. reports[i] belongs to p->runs[i]. */
 void report_mark_skipped(struct arena *a, const struct plan *p, struct run_report *reports);
+
+/* Did every run pass (or run and skip, as health does without GPUs)? */
+bool summary_all_ok(const struct summary *s);
+/* Appends whether the runs measured GPUs or the CPU path. */
+void summary_paths(const struct summary *s, struct buf *out);
 
 /* ---- report_junit.c ---------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "wl.h"
 
@@ -112,7 +113,7 @@ int
 wl_finish(struct wl *w)
 {
 	int n = cJSON_GetArraySize(w->failures), i, rc = 0;
-	char *line;
+	char host[256] = "", *line;
 
 	if (n > 0) {
 		cJSON_AddStringToObject(w->json, "result", "FAILURE");
@@ -123,6 +124,9 @@ wl_finish(struct wl *w)
 	} else
 		cJSON_AddStringToObject(w->json, "result", "SUCCESS");
 	cJSON_AddItemToObject(w->json, "failures", w->failures);
+	/* the grader attributes every number of this line to this node */
+	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
+		cJSON_AddStringToObject(w->json, "host", host);
 	if (!w->quiet) {
 		line = cJSON_PrintUnformatted(w->json);
 		if (line)

@@ -178,9 +178,12 @@ cmd_run(int argc, char **argv)
 	buf_printf(&path, "%s/report/summary.json", dir.data);
 	if (!json_load_summary(&a, path.data, &s))
 		goto done;
-	printf("\nkunai: results in %s (report/summary.md, report/junit.xml)\n", dir.data);
+	printf("\nkunai: results in %s (report/index.html, report/summary.md, report/junit.xml)\n", dir.data);
+	path.len = 0;
+	summary_paths(&s, &path);
+	printf("kunai: %s\n", path.data);
 	print_table(&s);
-	rc = s.counts[OUTCOME_PASSED] == s.n_runs ? 0 : 1;
+	rc = summary_all_ok(&s) ? 0 : 1;
 done:
 	buf_free(&dir);
 	buf_free(&path);

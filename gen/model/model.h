@@ -107,6 +107,7 @@ struct testdef {
 	size_t n_git_repos;
 	struct nsys *nsys; /* NULL: none */
 	const struct toml_value *toml; /* the (merged) table it was loaded from */
+	const struct toml_value *references; /* [references], validated; NULL: none */
 };
 
 enum dep_type {

@@ -218,7 +218,7 @@ const struct workload wl_kunai[WL_KUNAI_COUNT] = {
 	/* bisection bandwidth: rank r exchanges with rank r + n/2 over NCCL send/recv, or MPI on the CPU; rows in nccl-tests' format */
 	[WL_KUNAI_BISECTION] = {.name = "KunaiBisection", .program = "bisection", .args = bisection_args, .n_args = LEN(bisection_args),
 		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = ranks_per_gpu,
-		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "nccl"},
+		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "bisection"},
 	/* data-parallel training smoke test: one MPI rank per GPU, gradients all-reduced with NCCL, or with MPI on the CPU */
 	[WL_KUNAI_DDP] = {.name = "KunaiDdpSmoke", .program = "ddp_smoke", .args = ddp_smoke_args, .n_args = LEN(ddp_smoke_args),
 		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = ranks_per_gpu,

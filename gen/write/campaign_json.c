@@ -115,6 +115,9 @@ testdef_json(const struct testdef *d)
 	cJSON_AddItemToObject(o, "extra_cmd_args", argset_json(&d->extra_cmd_args));
 	cJSON_AddItemToObject(o, "extra_env_vars", argset_json(&d->extra_env_vars));
 	cJSON_AddItemToObject(o, "extra_container_mounts", strlist_json(&d->extra_container_mounts));
+	/* read by the reports only: changing one re-grades, never re-runs */
+	if (d->references)
+		cJSON_AddItemToObject(o, "references", toml_value_json(d->references));
 	return o;
 }
 

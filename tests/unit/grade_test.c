@@ -206,9 +206,9 @@ test_skipped(void)
 	struct plan_dep e_deps[] = {{PLAN_AFTER_COMP, 2}}, b_deps[] = {{PLAN_AFTER_COMP, 1}},
 	                c_deps[] = {{PLAN_AFTER_START, 1}};
 	struct plan_test tests[] = {
-		{"e", "Sleep", e_deps, 1, e_runs, 1}, {"a", "Sleep", NULL, 0, a_runs, 2},
-		{"b", "Sleep", b_deps, 1, b_runs, 1}, {"c", "Sleep", c_deps, 1, c_runs, 1},
-		{"d", "Sleep", NULL, 0, d_runs, 2},
+		{"e", "Sleep", e_deps, 1, e_runs, 1, NULL, 0}, {"a", "Sleep", NULL, 0, a_runs, 2, NULL, 0},
+		{"b", "Sleep", b_deps, 1, b_runs, 1, NULL, 0}, {"c", "Sleep", c_deps, 1, c_runs, 1, NULL, 0},
+		{"d", "Sleep", NULL, 0, d_runs, 2, NULL, 0},
 	};
 	struct plan_run pr[7];
 	size_t i;
@@ -282,9 +282,9 @@ test_grade_run(const char *tmp)
 	struct arena a = {0};
 	struct plan_arg args[] = {{"min_busbw", "300"}};
 	static size_t runs[] = {0};
-	struct plan_test t = {"nccl", "NcclTest", NULL, 0, runs, 1};
+	struct plan_test t = {"nccl", "NcclTest", NULL, 0, runs, 1, NULL, 0};
 	struct plan_run r = {"nccl/0", "nccl", 0, 0, 0, NULL, 0};
-	struct plan p = {"s", "standalone", &t, 1, &r, 1};
+	struct plan p = {"s", "standalone", NULL, &t, 1, &r, 1};
 	struct run_report rep;
 	struct buf dir = {0};
 	static const char passed[] = "{\"dir\": \"nccl/0\", \"scheduler\": \"standalone\", \"job_id\": \"42\","
@@ -342,6 +342,92 @@ test_grade_run(const char *tmp)
 	arena_free(&a);
 }
 
+/* Two nodes' GEMM lines (GPU path), references per GPU model: the slow
+ * GPU is named with its node, index and the numbers. */
+static void
+test_kunai(const char *tmp)
+{
+	struct arena a = {0};
+	static size_t runs[] = {0};
+	struct plan_ref refs[] = {
+		{NULL, "bf16_tflops", "TFLOP/s", 100, -0.1, INFINITY},
+		{"H100", "bf16_tflops", "TFLOP/s", 625, -0.1, INFINITY},
+		{"B200", "fp64_tflops", "TFLOP/s", 40, -0.1, INFINITY},
+	};
+	struct plan_test t = {"gemm", "KunaiGemm", NULL, 0, runs, 1, refs, 3};
+	struct plan_run r = {"gemm/0", "gemm", 0, 0, 0, NULL, 0};
+	struct plan p = {"s", "slurm", "cluster", &t, 1, &r, 1};
+	struct run_report rep;
+	struct buf dir = {0};
+	const struct metric *slow = NULL;
+	size_t i, per_gpu = 0;
+	static const char job[] = "{\"dir\": \"gemm/0\", \"workload\": \"KunaiGemm\", \"outcome\": \"passed\", "
+		"\"exit_code\": 0, \"nodes\": [\"node-002\", \"node-003\"]}\n";
+	static const char out[] =
+		"0: [GEMM] GPU path\n"
+		"0: {\"workload\":\"gemm\",\"path\":\"gpu\",\"gpu_models\":[\"NVIDIA H100 80GB HBM3\",\"NVIDIA H100 80GB HBM3\"],"
+		"\"results\":{\"bf16\":{\"tflops_per_gpu\":[640.5,630.1]}},\"metrics\":{\"bf16_tflops_min\":630.1},"
+		"\"result\":\"SUCCESS\",\"failures\":[],\"host\":\"node-002\"}\n"
+		"1: {\"workload\":\"gemm\",\"path\":\"gpu\",\"gpu_models\":[\"NVIDIA H100 80GB HBM3\",\"NVIDIA H100 80GB HBM3\"],"
+		"\"results\":{\"bf16\":{\"tflops_per_gpu\":[633.0,512.0]}},\"metrics\":{\"bf16_tflops_min\":512.0},"
+		"\"result\":\"SUCCESS\",\"failures\":[],\"host\":\"node-003\"}\n"
+		"0: [RESULT] SUCCESS\n1: [RESULT] SUCCESS\n";
+
+	buf_printf(&dir, "%s/gemm/0", tmp);
+	put(dir.data, "job.json", job);
+	put(dir.data, "stdout.txt", out);
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	for (i = 0; i < rep.n_metrics; i++) {
+		const struct metric *m = &rep.metrics[i];
+		if (strcmp(m->name, "bf16_tflops") != 0)
+			continue;
+		per_gpu++;
+		if (m->value == 512.0)
+			slow = m;
+	}
+	ok(per_gpu == 4, "one bf16 value per GPU per node (%zu)", per_gpu);
+	ok(slow && slow->gpu == 1 && strcmp(slow->node, "node-003") == 0 && strcmp(slow->unit, "TFLOP/s") == 0 &&
+	   strstr(slow->gpu_model, "H100") && slow->check == CHECK_LOW && slow->ref == &refs[1],
+	   "the slow GPU: node, index, model, unit, the H100 reference");
+	ok(rep.outcome == OUTCOME_PERF_FAILED && rep.reason &&
+	   strstr(rep.reason, "bf16_tflops on node-003 GPU 1 (NVIDIA H100 80GB HBM3): 512 TFLOP/s is 18% below "
+	                      "the reference 625 (tolerance 10%)"),
+	   "perf-failed with the numbers (%s)", rep.reason ? rep.reason : "");
+	ok(rep.path && strcmp(rep.path, "gpu") == 0, "GPU path");
+
+	/* the threshold changes, nothing re-runs: passed */
+	refs[1].lower = -0.2;
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_PASSED, "a wider tolerance re-grades to passed (%s)", rep.reason ? rep.reason : "");
+
+	/* the program's own failure text is the reason */
+	put(dir.data, "job.json", "{\"workload\": \"KunaiGemm\", \"outcome\": \"failed\", \"reason\": \"EXITED: exit code 1\", "
+	    "\"exit_code\": 1, \"nodes\": \"n1\"}\n");
+	put(dir.data, "stdout.txt", "{\"workload\":\"gemm\",\"path\":\"cpu\",\"results\":{},\"metrics\":{},"
+	    "\"result\":\"FAILURE\",\"failures\":[\"cpu fp64: 3 of 100 elements differ\"],\"host\":\"n1\"}\n"
+	    "[RESULT] FAILURE: cpu fp64: 3 of 100 elements differ\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "n1: cpu fp64: 3 of 100 elements differ (EXITED"),
+	   "the program's FAILURE text is the reason (%s)", rep.reason);
+
+	/* cut short: a JSON line without its end */
+	put(dir.data, "job.json", "{\"workload\": \"KunaiGemm\", \"outcome\": \"passed\", \"exit_code\": 0}\n");
+	put(dir.data, "stdout.txt", "{\"workload\":\"gemm\",\"path\":\"cpu\",\"resu\n[RESULT] SUCCESS\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "cut short"), "a truncated JSON line: %s", rep.reason);
+
+	/* health without nvidia-smi: skipped, and it ran */
+	t.workload = "KunaiHealth";
+	put(dir.data, "job.json", "{\"workload\": \"KunaiHealth\", \"outcome\": \"passed\", \"exit_code\": 0}\n");
+	put(dir.data, "stdout.txt", "{\"workload\":\"health\",\"result\":\"SKIPPED\",\"reason\":\"no nvidia-smi\","
+	    "\"failures\":[]}\n[RESULT] SKIPPED: no nvidia-smi\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_SKIPPED && rep.ran_skipped && strstr(rep.reason, "no nvidia-smi"),
+	   "health SKIPPED counts as skipped");
+	buf_free(&dir);
+	arena_free(&a);
+}
+
 int
 main(void)
 {
@@ -358,6 +444,7 @@ main(void)
 	test_outcomes();
 	test_skipped();
 	test_grade_run(tmp);
+	test_kunai(tmp);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

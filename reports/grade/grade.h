@@ -1,0 +1,42 @@
+/* grade/grade.h: what the graders share. A grader reads one run's stdout
+ * and adds its metrics (each with unit and location) to the report, and
+ * demotes a passed run whose output shows a failure. One grader per
+ * workload family; grade.c picks it by the workload entry's grader name. */
+#ifndef KUNAI_GRADE_H
+#define KUNAI_GRADE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "reports/report.h"
+
+struct arena;
+
+typedef void grader_fn(struct arena *a, const struct plan_run *r, const char *text, size_t len,
+                       struct run_report *out);
+
+/* The grader named name (workload.grader), or NULL. */
+grader_fn *grader_find(const char *name);
+
+/* Appends a value measured on the whole run (no GPU, no size; node: the
+ * run's only node, if it had one) and returns it for its location. A value
+ * that is not finite is not added: the run fails with that reason, and
+ * NULL is returned. */
+struct metric *metric_add(struct arena *a, struct run_report *out, const char *name, const char *unit,
+                          double v);
+/* Sets the outcome and reason of a run that has passed so far. */
+void grade_demote(struct run_report *out, enum outcome o, const char *reason);
+/* The formatted text, copied into the arena. */
+const char *grade_fmt(struct arena *a, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* The value of cmd_args key of the run, or NULL. */
+const char *grade_arg(const struct plan_run *r, const char *key);
+/* Calls fn for each line of text (without "\n", "\r" or an srun --label
+ * "N: " prefix, whose task number goes to *task, -1 when none). */
+void grade_lines(const char *text, size_t len,
+                 void (*fn)(void *ctx, const char *line, size_t n, int task), void *ctx);
+
+/* refs.c: grades every value of out that has a reference in test t (on
+ * system sys); a miss makes the run perf-failed with the numbers. */
+void refs_apply(struct arena *a, const struct plan_test *t, const char *sys, struct run_report *out);
+
+#endif
