@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "report.h"
+#include "reports/html/html.h"
 #include "gen/base/util.h"
 
 /* Does a predecessor's result keep its dependants from starting?
@@ -284,13 +285,17 @@ cmd_report(int argc, char **argv)
 	struct buf b = {0};
 	const char *root = NULL;
 	struct timespec plan_t;
-	bool check = false, ok, plan_known;
+	bool check = false, ok, plan_known, html = true, html_only = false;
 	size_t i;
 	int rc = 1;
 
 	for (i = 1; i < (size_t)argc; i++) {
 		if (strcmp(argv[i], "--check") == 0)
 			check = true;
+		else if (strcmp(argv[i], "--no-html") == 0)
+			html = false;
+		else if (strcmp(argv[i], "--html-only") == 0)
+			html_only = true;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return report_usage("unknown option '%s'", argv[i]);
 		else if (root)
@@ -300,6 +305,12 @@ cmd_report(int argc, char **argv)
 	}
 	if (!root)
 		return report_usage("%s", "missing BUILD_DIR");
+	if (html_only) {
+		/* ninja's html edge: after the plots, from summary.json */
+		buf_printf(&b, "%s/report/summary.json", root);
+		rc = json_load_summary(&a, b.data, &s) && html_write(root, &s) ? 0 : 1;
+		goto done;
+	}
 	buf_printf(&b, "%s/kunai.json", root);
 	ok = json_load_plan(&a, b.data, &p);
 	plan_known = ok && mtime(b.data, &plan_t);
@@ -322,13 +333,16 @@ cmd_report(int argc, char **argv)
 	ok = write_out(root, "junit.xml", &b) && ok;
 	markdown(&s, &b);
 	ok = write_out(root, "summary.md", &b) && ok;
+	ok = csv_write(root, &s) && ok;
+	if (html)
+		ok = html_write(root, &s) && ok;
 	if (!ok)
 		goto done;
-	count_line(&b, &s);
-	printf("kunai: %s (%s/report)\n", b.data, root);
-	b.len = 0;
 	summary_paths(&s, &b);
 	printf("kunai: %s\n", b.data);
+	b.len = 0;
+	count_line(&b, &s);
+	printf("kunai: %s (%s/report)\n", b.data, root);
 	rc = check && !summary_all_ok(&s) ? 1 : 0;
 done:
 	buf_free(&b);

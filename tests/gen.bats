@@ -42,7 +42,7 @@ test_name = "sleep2"
   id = "a"
 T
 	# rules whose run edge only writes the stamp: the graph is what is tested here
-	printf 'rule report\n  command = true\n' >"$W/fake/rules/common.ninja"
+	printf 'rule report\n  command = true\nrule plot\n  command = true\nrule html\n  command = true\n' >"$W/fake/rules/common.ninja"
 	printf 'rule run\n  command = touch $out\n  description = RUN $out\n  pool = jobs\n' \
 		>"$W/fake/rules/standalone.ninja"
 }

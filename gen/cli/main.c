@@ -12,6 +12,7 @@
 #include "gen/toml/toml.h"
 #include "gen/write/gen.h"
 #include "reports/report.h"
+#include "reports/plot/plot.h"
 #include "rules/job/job.h"
 
 #ifndef KUNAI_VERSION
@@ -85,15 +86,25 @@ static const struct command commands[] = {
 	 "as the job's end, with a warning, rather than waited on forever.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
-	{"report", cmd_report, "report BUILD_DIR [--check]",
+	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg",
+	 "Draw one run's plot with gnuplot (what the plot edges of `ninja report`\n"
+	 "run): KIND is busbw (bus bandwidth per message size), gemm (TFLOP/s per\n"
+	 "GPU per node), loss (training loss per epoch), osu or ucc. OUT is\n"
+	 "replaced only when its bytes change. Without gnuplot OUT is an SVG that\n"
+	 "says so.\n"},
+	{"report", cmd_report, "report BUILD_DIR [--check] [--no-html | --html-only]",
 	 "Grade every run whose report.json is older than its results (or than\n"
 	 "kunai.json) into its report.json, as `kunai grade` does, then write\n"
 	 "BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
 	 "kunai.json with its outcome (passed, failed, perf-failed, timeout,\n"
 	 "cancelled, node-fail, infra, skipped, running, not-run). A run that never\n"
 	 "started because an earlier iteration or a dependency did not pass is\n"
-	 "skipped. Never runs anything.\n\n"
-	 "  --check   exit status 1 when any run did not pass\n"},
+	 "skipped. Never runs anything. Also writes report/csv/METRIC.csv and the\n"
+	 "HTML report (report/index.html, report/runs/).\n\n"
+	 "  --check       exit status 1 when any run did not pass (a program that\n"
+	 "                ran and reported SKIPPED does not count)\n"
+	 "  --no-html     no HTML (ninja's report edge: its html edge follows the plots)\n"
+	 "  --html-only   only the HTML, from report/summary.json\n"},
 	{"run", cmd_run, "run [gen options]",
 	 "kunai gen, then `ninja -C BUILD_DIR -k 0 run` (SIGINT and SIGTERM are passed\n"
 	 "on), then `ninja report`, then a table of the outcomes. Exit status 1\n"

@@ -76,4 +76,11 @@ bool workload_is_bool(const struct run *r, const char *key);
  * (sep '='), both parts shell-quoted; the key alone when the value is empty. */
 void workload_extra_args(const struct run *r, char sep, struct buf *out);
 
+/* plot.c: the plot kind of a workload's runs (reports/plot/KIND.gp), or
+ * NULL for none. */
+const char *workload_plot(const struct workload *wl);
+/* Appends "N-<dir with / as - and unsafe bytes as _>" for the run at index
+ * (from 0) of kunai.json's runs: the name of its plot and HTML page. */
+void workload_run_stem(size_t index, const char *dir, struct buf *out);
+
 #endif

@@ -120,6 +120,53 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	}
 }
 
+/* `kunai report` grades every run whose report.json is older than its
+ * results, then summarises: one process, whatever ran or not. It leaves
+ * unchanged files untouched (restat), so only the plots of runs whose
+ * report.json changed are drawn again; the HTML report comes last. */
+static void
+report_edges(struct buf *b, const struct runlist *rl)
+{
+	struct buf stem = {0};
+	bool bar = false;
+	size_t i;
+
+	buf_puts(b, "\nbuild always: phony\n");
+	buf_puts(b, "build report/summary.json");
+	for (i = 0; i < rl->len; i++) {
+		if (!workload_plot(rl->items[i].def->wl))
+			continue;
+		buf_puts(b, bar ? " " : " | ");
+		bar = true;
+		path_in(b, rl->items[i].dir, "report.json");
+	}
+	buf_puts(b, ": report | always\n");
+	for (i = 0; i < rl->len; i++) {
+		const char *kind = workload_plot(rl->items[i].def->wl);
+		if (!kind)
+			continue;
+		stem.len = 0;
+		workload_run_stem(i, rl->items[i].dir, &stem);
+		buf_puts(b, "build report/plots/");
+		ninja_escape_path(b, stem.data);
+		buf_puts(b, ".svg: plot ");
+		path_in(b, rl->items[i].dir, "report.json");
+		buf_printf(b, "\n  kind = %s\n", kind);
+	}
+	buf_puts(b, "build report/index.html: html report/summary.json");
+	for (i = 0; i < rl->len; i++) {
+		if (!workload_plot(rl->items[i].def->wl))
+			continue;
+		stem.len = 0;
+		workload_run_stem(i, rl->items[i].dir, &stem);
+		buf_puts(b, " report/plots/");
+		ninja_escape_path(b, stem.data);
+		buf_puts(b, ".svg");
+	}
+	buf_puts(b, "\nbuild report: phony report/index.html\n");
+	buf_free(&stem);
+}
+
 void
 ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf *b)
 {
@@ -163,11 +210,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 		buf_putc(b, '\n');
 	}
 
-	/* `kunai report` grades every run whose report.json is older than its
-	 * results, then summarises: one process, whatever ran or not */
-	buf_puts(b, "\nbuild always: phony\n");
-	buf_puts(b, "build report/summary.json: report | always\n");
-	buf_puts(b, "build report: phony report/summary.json\n");
+	report_edges(b, rl);
 	/* gen wrote every script; ninja regenerates them with build.ninja */
 	buf_puts(b, "build scripts: phony\n");
 	/* run depends on the per-case aliases, not on every stamp: ninja checks
