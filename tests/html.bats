@@ -1,0 +1,250 @@
+#!/usr/bin/env bats
+# Graded reports an admin can act on: metrics with unit and location,
+# references from the test TOML (re-graded without re-running), plots as
+# ninja edges, the HTML report (checked in headless chromium where there is
+# one), CSV, and bad input. Run dirs are fabricated as the runner writes them.
+bats_require_minimum_version 1.5.0
+
+setup() {
+	W=$BATS_TEST_TMPDIR
+	Q="$BATS_TEST_DIRNAME/jsonquery"
+	mkdir -p "$W/c/tests"
+	cat >"$W/c/system.toml" <<'T'
+name = "lab"
+scheduler = "standalone"
+install_path = "./install"
+output_path = "./results"
+T
+	cat >"$W/c/tests/gemm.toml" <<'T'
+name = "gemm"
+description = "gemm"
+test_template_name = "KunaiGemm"
+[references.H100]
+bf16_tflops = [625, -0.10, inf, "TFLOP/s"]
+[references.B200]
+bf16_tflops = [1800, -0.10, inf, "TFLOP/s"]
+T
+	cat >"$W/c/tests/nccl.toml" <<'T'
+name = "nccl"
+description = "all-reduce"
+test_template_name = "NcclTest"
+[cmd_args]
+subtest_name = "all_reduce_perf"
+[references]
+max_busbw = [300, -0.05, 0.5, "GB/s"]
+T
+	cat >"$W/c/tests/train.toml" <<'T'
+name = "train"
+description = "train"
+test_template_name = "KunaiTrainSmoke"
+T
+	cat >"$W/c/scenario.toml" <<'T'
+name = "acc <&\"x\""
+[[Tests]]
+id = "gemm <&\"q\""
+test_name = "gemm"
+[[Tests]]
+id = "nccl"
+test_name = "nccl"
+[[Tests]]
+id = "train"
+test_name = "train"
+T
+	B=$W/out
+	G='gemm <&"q"'
+}
+
+gen() {
+	(cd "$W/c" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml \
+		-o "$B" "$@") >/dev/null
+}
+
+q() { "$Q" "$@"; }
+
+# job DIR OUTCOME EXIT [NODES]
+job() {
+	mkdir -p "$B/$1"
+	cat >"$B/$1/job.json" <<J
+{"dir": "${1//\"/\\\"}", "scheduler": "standalone", "job_id": "42", "state": "EXITED", "exit_code": $3,
+ "outcome": "$2", "reason": $([ "$2" = passed ] && echo null || echo '"EXITED: exit code 1"'),
+ "start_time": "2024-05-01T12:00:01Z", "end_time": "2024-05-01T12:00:03Z", "nodes": ${4:-\"node-001\"}}
+J
+	if [ "$2" = passed ]; then touch "$B/$1/kunai.stamp"; else rm -f "$B/$1/kunai.stamp"; fi
+}
+
+gemm_line() { # HOST TFLOPS_GPU0 TFLOPS_GPU1
+	printf '{"workload":"gemm","path":"gpu","gpu_models":["NVIDIA H100 80GB HBM3","NVIDIA H100 80GB HBM3"],'
+	printf '"results":{"bf16":{"tflops_per_gpu":[%s,%s]}},"metrics":{"bf16_tflops_min":%s},' "$2" "$3" "$3"
+	printf '"result":"SUCCESS","failures":[],"host":"%s"}\n' "$1"
+}
+
+fabricate() {
+	job "$G/0" passed 0 '["node-002", "node-003"]'
+	{
+		printf '0: [GEMM] GPU path\n0: '
+		gemm_line node-002 640.5 630.1
+		printf '1: '
+		gemm_line node-003 633.0 512.0
+		printf '0: [RESULT] SUCCESS\n1: [RESULT] SUCCESS\n'
+	} >"$B/$G/0/stdout.txt"
+	job nccl/0 passed 0
+	cat >"$B/nccl/0/stdout.txt" <<'N'
+#  Rank  0 Group  0 Pid  12345 on   node-001 device  0 [0000:18:00] NVIDIA H100 80GB HBM3
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
+    67108864      16777216     float     sum      -1   352.10  190.60  333.55       0   350.33  191.56  335.23       0
+   134217728      33554432     float     sum      -1   652.10  205.83  360.20       0   650.33  206.38  361.17       0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 347.5375
+N
+	job train/0 failed 1
+	printf '[TRAIN] epoch 1: mean loss 1.2\n{"workload":"train_smoke","path":"cpu","epoch_loss":[1.2,0.9],"loss_start":1.4,"loss_end":1.1,"accuracy":0.5,"result":"FAILURE","failures":["loss 1.1 is not below 0.7 x its start"],"host":"node-001"}\n[RESULT] FAILURE: loss 1.1 is not below 0.7 x its start\n' >"$B/train/0/stdout.txt"
+	printf 'caf\303\251 bad\377byte <script>alert(1)</script> & done\n' >"$B/train/0/stderr.txt"
+}
+
+@test "every value has a unit and a place; a slow GPU is perf-failed by name and number; no reference is said" {
+	gen
+	fabricate
+	run -0 "$KUNAI" report "$B"
+	[[ "${lines[0]}" == "kunai: mixed: 2 runs on GPUs, 1 on the CPU path (no GPU)" ]]
+	R="$B/$G/0/report.json"
+	[ "$(q "$R" outcome)" = perf-failed ]
+	[ "$(q "$R" reason)" = "bf16_tflops on node-003 GPU 1 (NVIDIA H100 80GB HBM3): 512 TFLOP/s is 18% below the reference 625 (tolerance 10%)" ]
+	[ "$(q "$R" path)" = gpu ]
+	[ "$(q "$R" values.4.node)" = node-003 ]
+	[ "$(q "$R" values.4.gpu)" = 1 ]
+	[ "$(q "$R" values.4.unit)" = TFLOP/s ]
+	[ "$(q "$R" values.4.check)" = "below reference" ]
+	[ "$(q "$R" values.4.reference.scope)" = H100 ]
+	[ "$(q "$R" values.1.check)" = ok ]
+	# bf16_tflops_min has no reference: said so, not graded
+	[ "$(q "$R" values.2.name)" = bf16_tflops_min ]
+	[ "$(q "$R" values.2.check)" = "no reference" ]
+	N="$B/nccl/0/report.json"
+	[ "$(q "$N" outcome)" = passed ]
+	[ "$(q "$N" values.0.name)" = max_busbw ]
+	[ "$(q "$N" values.0.gpu_model)" = "NVIDIA H100 80GB HBM3" ]
+	[ "$(q "$N" values.0.check)" = ok ]
+	# per size: busbw, algbw, time of both halves
+	[ "$(q "$N" values.6.name)" = time ]
+	[ "$(q "$N" values.6.bytes)" = 67108864 ]
+	[ "$(q "$N" values.6.unit)" = us ]
+	T="$B/train/0/report.json"
+	[ "$(q "$T" outcome)" = failed ]
+	[ "$(q "$T" reason)" = "node-001: loss 1.1 is not below 0.7 x its start (EXITED: exit code 1)" ]
+	[ "$(q "$T" values.0.gpu_model)" = cpu ]
+	grep -q 'perf-failed.*512 TFLOP/s is 18% below' "$B/report/summary.md"
+	grep -q '<failure type="perf-failed" message="bf16_tflops on node-003 GPU 1' "$B/report/junit.xml"
+}
+
+@test "a changed reference re-grades without re-running: ninja report, not ninja run" {
+	gen
+	fabricate
+	ninja -C "$B" report >/dev/null
+	[ "$(q "$B/$G/0/report.json" outcome)" = perf-failed ]
+	stamp=$(stat -c %Y.%y "$B/nccl/0/kunai.stamp")
+	script=$(stat -c %Y.%y "$B/$G/0/run.sh")
+	sleep 1
+	sed -i 's/-0.10, inf/-0.20, inf/' "$W/c/tests/gemm.toml"
+	run -0 ninja -C "$B" report
+	[ "$(q "$B/$G/0/report.json" outcome)" = passed ]
+	[ "$(stat -c %Y.%y "$B/nccl/0/kunai.stamp")" = "$stamp" ]
+	# the script, which is what makes ninja run a run again, is as it was
+	[ "$(stat -c %Y.%y "$B/$G/0/run.sh")" = "$script" ]
+}
+
+@test "plots: one SVG per run as an edge on its report.json; a no-op ninja report touches nothing" {
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+	gen
+	fabricate
+	ninja -C "$B" report >/dev/null
+	for f in "$B"/report/plots/*.svg; do grep -q '<svg' "$f"; done
+	[ "$(ls "$B"/report/plots | wc -l)" = 3 ]
+	grep -q 'node-003 GPU 1' "$B"/report/plots/1-*.svg
+	touch -d '2000-01-01' "$W/mark"
+	find "$B" -newer "$W/mark" -type f | sort >"$W/before"
+	sleep 1
+	touch "$W/mark"
+	run -0 ninja -C "$B" report
+	[ -z "$(find "$B" -newer "$W/mark" -type f ! -name .ninja_log ! -name .ninja_deps)" ]
+	# a changed result redraws that run's plot only
+	sleep 1
+	touch "$W/mark"
+	sed -i 's/360.20/370.20/' "$B/nccl/0/stdout.txt"
+	ninja -C "$B" report >/dev/null
+	changed=$(find "$B/report/plots" -newer "$W/mark" -type f)
+	[ "$changed" = "$B/report/plots/2-nccl-0.svg" ]
+}
+
+@test "without gnuplot the plot says so and the build goes on" {
+	gen
+	fabricate
+	mkdir -p "$W/bin"
+	for t in ninja sh dirname; do ln -sf "$(command -v $t)" "$W/bin/$t"; done
+	PATH="$W/bin" run -0 "$KUNAI" plot busbw "$B/nccl/0/report.json" "$W/p.svg" 2>&1 || true
+	"$KUNAI" report --no-html "$B" >/dev/null
+	PATH="$W/bin" run -0 "$KUNAI" plot busbw "$B/nccl/0/report.json" "$W/p.svg"
+	[[ "$output" == *"gnuplot is not installed"* ]]
+	grep -q 'no plot: gnuplot is not installed' "$W/p.svg"
+	xmllint --noout "$W/p.svg"
+}
+
+@test "HTML: index and run pages are well-formed, escaped, and every link and image resolves" {
+	gen
+	fabricate
+	ninja -C "$B" report >/dev/null
+	I="$B/report/index.html"
+	for f in "$I" "$B"/report/runs/*.html "$B/report/csv/index.html"; do xmllint --noout "$f"; done
+	! grep -q '<script' "$B"/report/runs/*.html "$I"
+	grep -q 'gemm &lt;&amp;"q" iteration 0' "$I"
+	grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; done' "$B"/report/runs/3-train-0.html
+	grep -q "$(printf 'bad\357\277\275byte')" "$B"/report/runs/3-train-0.html
+	grep -q 'results from</th><td>2024-05-01T12:00:03Z' "$I"
+	# every href and src, relative to its page, names a file
+	for page in "$I" "$B"/report/runs/*.html "$B/report/csv/index.html"; do
+		for l in $(grep -o '\(href\|src\)="[^"]*"' "$page" | sed 's/^[a-z]*="//; s/"$//'); do
+			[ -f "$(dirname "$page")/$l" ] || { echo "$page: $l is missing"; false; }
+		done
+	done
+}
+
+@test "HTML renders in headless chromium (screenshot)" {
+	command -v chromium >/dev/null || skip "chromium is not installed (apt-get install chromium)"
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+	gen
+	fabricate
+	ninja -C "$B" report >/dev/null
+	run -0 timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$W/chr" \
+		--screenshot="$W/index.png" --window-size=1200,900 "file://$B/report/index.html"
+	[ -s "$W/index.png" ]
+	run -0 timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$W/chr" \
+		--dump-dom "file://$B/report/runs/1-gemm____q_-0.html"
+	[[ "$output" == *"512 TFLOP/s"* ]]
+	[[ "$output" == *'<img src="../plots/1-gemm____q_-0.svg"'* ]]
+	mkdir -p "$BATS_RUN_TMPDIR/../screenshots" 2>/dev/null && cp "$W/index.png" "$BATS_RUN_TMPDIR/../screenshots/" || true
+}
+
+@test "CSV: one file per metric, one row per run and value, quoted" {
+	gen
+	fabricate
+	"$KUNAI" report "$B" >/dev/null
+	C="$B/report/csv/bf16_tflops.csv"
+	[ "$(head -n 1 "$C")" = "run,id,iteration,step,outcome,metric,node,gpu,gpu_model,x_name,x,value,unit,check,reference$(printf '\r')" ]
+	[ "$(grep -c 'bf16_tflops,node-00' "$C")" = 4 ]
+	grep -q '^"gemm <&""q""/0","gemm <&""q""",0,,perf-failed,bf16_tflops,node-003,1,NVIDIA H100 80GB HBM3,,,512,TFLOP/s,below,625' "$C"
+	[ "$(grep -c ',bytes,' "$B/report/csv/busbw.csv")" = 2 ]
+}
+
+@test "bad input: truncated, empty, NaN, garbage output give a reason, never a crash" {
+	gen
+	job "$G/0" passed 0
+	printf '{"workload":"gemm","path":"gpu","resu' >"$B/$G/0/stdout.txt"
+	job nccl/0 passed 0
+	: >"$B/nccl/0/stdout.txt"
+	job train/0 passed 0
+	printf '{"workload":"train_smoke","loss_end":NaN}\n\377\376garbage\n[RESULT] SUCCESS\n' >"$B/train/0/stdout.txt"
+	run -0 "$KUNAI" report "$B"
+	[ "$(q "$B/$G/0/report.json" reason)" = "success check: stdout.txt lacks '[RESULT] SUCCESS'" ]
+	[[ "$(q "$B/nccl/0/report.json" reason)" == "success check: stdout.txt lacks"*"(it is empty)" ]]
+	[ "$(q "$B/train/0/report.json" reason)" = "the JSON result line in stdout.txt is cut short or not JSON" ]
+	for f in "$B"/report/index.html "$B"/report/runs/*.html; do xmllint --noout "$f"; done
+}
