@@ -6,10 +6,12 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "report.h"
+#include "reports/compare.h"
 #include "reports/html/html.h"
 #include "gen/base/util.h"
 
@@ -259,7 +261,7 @@ report_usage(const char *fmt, const char *arg)
 {
 	fputs("kunai: report: ", stderr);
 	fprintf(stderr, fmt, arg);
-	fputs("\nusage: kunai report BUILD_DIR [--check]\n", stderr);
+	fputs("\nusage: kunai report BUILD_DIR [--check] [--no-html | --html-only] [--history DIR...]\n", stderr);
 	return 2;
 }
 
@@ -286,7 +288,8 @@ cmd_report(int argc, char **argv)
 	const char *root = NULL;
 	struct timespec plan_t;
 	bool check = false, ok, plan_known, html = true, html_only = false;
-	size_t i;
+	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
+	size_t i, n_hist = 0, flagged = 0;
 	int rc = 1;
 
 	for (i = 1; i < (size_t)argc; i++) {
@@ -296,15 +299,29 @@ cmd_report(int argc, char **argv)
 			html = false;
 		else if (strcmp(argv[i], "--html-only") == 0)
 			html_only = true;
-		else if (argv[i][0] == '-' && argv[i][1])
+		else if (strcmp(argv[i], "--history") == 0) {
+			/* every argument after it that is not an option */
+			while (i + 1 < (size_t)argc && argv[i + 1][0] != '-')
+				hist[n_hist++] = argv[++i];
+			if (!n_hist) {
+				free(hist);
+				return report_usage("%s", "--history needs at least one DIR");
+			}
+		}
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			free(hist);
 			return report_usage("unknown option '%s'", argv[i]);
-		else if (root)
+		} else if (root) {
+			free(hist);
 			return report_usage("more than one BUILD_DIR ('%s')", argv[i]);
+		}
 		else
 			root = argv[i];
 	}
-	if (!root)
+	if (!root) {
+		free(hist);
 		return report_usage("%s", "missing BUILD_DIR");
+	}
 	if (html_only) {
 		/* ninja's html edge: after the plots, from summary.json */
 		buf_printf(&b, "%s/report/summary.json", root);
@@ -334,6 +351,10 @@ cmd_report(int argc, char **argv)
 	markdown(&s, &b);
 	ok = write_out(root, "summary.md", &b) && ok;
 	ok = csv_write(root, &s) && ok;
+	if (n_hist) {
+		flagged = history_check(&s, hist, n_hist, 0.05, &b);
+		ok = write_out(root, "history.md", &b) && ok;
+	}
 	if (html)
 		ok = html_write(root, &s) && ok;
 	if (!ok)
@@ -343,8 +364,12 @@ cmd_report(int argc, char **argv)
 	b.len = 0;
 	count_line(&b, &s);
 	printf("kunai: %s (%s/report)\n", b.data, root);
-	rc = check && !summary_all_ok(&s) ? 1 : 0;
+	if (n_hist)
+		printf("kunai: %zu value%s outside %s history (%s/report/history.md)\n", flagged,
+		       flagged == 1 ? "" : "s", flagged == 1 ? "its" : "their", root);
+	rc = check && (!summary_all_ok(&s) || flagged) ? 1 : 0;
 done:
+	free(hist);
 	buf_free(&b);
 	arena_free(&a);
 	return rc;

@@ -248,3 +248,34 @@ N
 	[ "$(q "$B/train/0/report.json" reason)" = "the JSON result line in stdout.txt is cut short or not JSON" ]
 	for f in "$B"/report/index.html "$B"/report/runs/*.html; do xmllint --noout "$f"; done
 }
+
+@test "compare OLD NEW: a table of deltas, exit 1 on a regression beyond tolerance; history flags it" {
+	gen
+	fabricate
+	"$KUNAI" report "$B" >/dev/null
+	cp -r "$B" "$W/old"
+	run -0 "$KUNAI" compare "$W/old" "$B/report/summary.json"
+	[[ "${lines[-1]}" == "kunai: 14 values in both, 0 only in NEW, 0 only in OLD; 0 regressed beyond their tolerance" ]]
+	sed -i 's/360.20/300.20/; s/361.17/301.17/' "$B/nccl/0/stdout.txt"
+	"$KUNAI" report "$B" >/dev/null
+	run -1 "$KUNAI" compare "$W/old" "$B"
+	[[ "$output" == *"nccl max_busbw on node-001"*"361.2"*"335.2"*"-7.2%  REGRESSED"* ]]
+	# max_busbw's reference allows 5% down; 10% by hand lets it pass
+	sed -i 's/-0.05, 0.5/-0.10, 0.5/' "$W/c/tests/nccl.toml"
+	ninja -C "$B" report >/dev/null
+	run -0 "$KUNAI" compare "$W/old" "$B"
+	run -2 "$KUNAI" compare "$W/old"
+	run -1 "$KUNAI" compare "$W/old" "$W/nowhere"
+	[[ "$output" == *"no report/summary.json"* ]]
+	# history: three earlier campaigns; the drop is outside their spread
+	for i in 1 2 3; do cp -r "$W/old" "$W/h$i"; done
+	sed -i 's/-0.10, 0.5/-0.05, 0.5/' "$W/c/tests/nccl.toml"
+	ninja -C "$B" report >/dev/null
+	run -0 "$KUNAI" report "$B" --history "$W/h1" "$W/h2" "$W/h3/report/summary.json"
+	[[ "$output" == *"kunai: 1 value outside its history"* ]]
+	grep -q '| nccl max_busbw on node-001 | 335.2 GB/s | 361.2 .. 361.2, 3 | OUTSIDE its history |' "$B/report/history.md"
+	run -1 "$KUNAI" report "$B" --check --history "$W/h1" "$W/h2" "$W/h3"
+	# two earlier campaigns are not a spread: nothing is flagged
+	run -0 "$KUNAI" report "$B" --history "$W/h1" "$W/h2"
+	[[ "$output" == *"kunai: 0 values outside their history"* ]]
+}

@@ -11,6 +11,7 @@
 #include "gen/model/model.h"
 #include "gen/toml/toml.h"
 #include "gen/write/gen.h"
+#include "reports/compare.h"
 #include "reports/report.h"
 #include "reports/plot/plot.h"
 #include "rules/job/job.h"
@@ -92,7 +93,13 @@ static const struct command commands[] = {
 	 "GPU per node), loss (training loss per epoch), osu or ucc. OUT is\n"
 	 "replaced only when its bytes change. Without gnuplot OUT is an SVG that\n"
 	 "says so.\n"},
-	{"report", cmd_report, "report BUILD_DIR [--check] [--no-html | --html-only]",
+	{"compare", cmd_compare, "compare [--tolerance PCT] OLD NEW",
+	 "Compare two campaigns' results (build dirs, or their report/summary.json):\n"
+	 "every whole-run value of NEW (per test, step, metric, node and GPU; the\n"
+	 "mean of its iterations) against OLD's, with its change. Exit status 1\n"
+	 "when a value moved the wrong way by more than its tolerance: its\n"
+	 "reference's lower (or upper) tolerance, else PCT (default 5).\n"},
+	{"report", cmd_report, "report BUILD_DIR [--check] [--no-html | --html-only] [--history DIR...]",
 	 "Grade every run whose report.json is older than its results (or than\n"
 	 "kunai.json) into its report.json, as `kunai grade` does, then write\n"
 	 "BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
@@ -104,7 +111,11 @@ static const struct command commands[] = {
 	 "  --check       exit status 1 when any run did not pass (a program that\n"
 	 "                ran and reported SKIPPED does not count)\n"
 	 "  --no-html     no HTML (ninja's report edge: its html edge follows the plots)\n"
-	 "  --html-only   only the HTML, from report/summary.json\n"},
+	 "  --html-only   only the HTML, from report/summary.json\n"
+	 "  --history DIR...  earlier campaigns (build dirs or summary.json): report/\n"
+	 "                history.md flags each value worse than the worst of at\n"
+	 "                least 3 earlier ones by more than its tolerance (the\n"
+	 "                reference's, else 5%) of their median; --check fails then\n"},
 	{"run", cmd_run, "run [gen options]",
 	 "kunai gen, then `ninja -C BUILD_DIR -k 0 run` (SIGINT and SIGTERM are passed\n"
 	 "on), then `ninja report`, then a table of the outcomes. Exit status 1\n"

@@ -66,9 +66,13 @@ add(struct scan *s, const char *host, const char *name, double v)
 	size_t i;
 
 	/* bisection's JSON repeats what its nccl-tests rows said */
-	for (i = 0; i < s->out->n_metrics; i++)
-		if (s->out->metrics[i].x < 0 && s->out->metrics[i].gpu < 0 && !strcmp(s->out->metrics[i].name, name))
+	for (i = 0; i < s->out->n_metrics; i++) {
+		const struct metric *o = &s->out->metrics[i];
+		const char *node = host ? host : s->out->nodes;
+		if (o->x < 0 && o->gpu < 0 && !strcmp(o->name, name) &&
+		    (o->node == node || (o->node && node && !strcmp(o->node, node))))
 			return NULL;
+	}
 	m = metric_add(s->a, s->out, arena_strdup(s->a, name), unit_of(name), v);
 
 	if (m && host)
