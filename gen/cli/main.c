@@ -116,10 +116,15 @@ static const struct command commands[] = {
 	 "                history.md flags each value worse than the worst of at\n"
 	 "                least 3 earlier ones by more than its tolerance (the\n"
 	 "                reference's, else 5%) of their median; --check fails then\n"},
-	{"run", cmd_run, "run [gen options]",
+	{"run", cmd_run, "run [--rerun] [gen options]",
 	 "kunai gen, then `ninja -C BUILD_DIR -k 0 run` (SIGINT and SIGTERM are passed\n"
-	 "on), then `ninja report`, then a table of the outcomes. Exit status 1\n"
-	 "when any run did not pass, 128+N when stopped by signal N.\n"},
+	 "on), then `ninja report`, then a table of the outcomes. While it runs, one\n"
+	 "line (on a terminal) or a line per finished run shows done/total, passed,\n"
+	 "failed, running, pending on the scheduler and the elapsed time. When\n"
+	 "nothing needed running it says when the results are from. Exit status 1\n"
+	 "when any run did not pass, 128+N when stopped by signal N.\n\n"
+	 "  --rerun   run every run again (`ninja -t clean run` first; earlier\n"
+	 "            attempts are kept)\n"},
 	{"status", cmd_status, "status BUILD_DIR",
 	 "One line per run: its outcome, or for a run under way its live state\n"
 	 "(one batched squeue for all Slurm jobs; nothing is asked when no run is\n"

@@ -4,6 +4,7 @@
  * exit status says whether everything passed (DESIGN 13). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "progress.h"
 #include "gen/write/gen.h"
 #include "gen/base/util.h"
 #include "reports/report.h"
@@ -33,15 +35,56 @@ forward(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
-/* Runs `ninja -C dir [args]`, forwarding SIGINT and SIGTERM to it. Returns
- * its exit status, 128+N when a signal N ended it, -1 when it could not be
- * started (after reporting). */
+/* Feeds ninja's output on fd to the progress view, line by line, until
+ * it closes; ticks about once a second. */
+static void
+watch_output(int fd, struct progress *pr)
+{
+	struct pollfd pfd = {fd, POLLIN, 0};
+	struct buf b = {0};
+	char chunk[4096], *nl;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		r = poll(&pfd, 1, 1000);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			progress_tick(pr);
+			continue;
+		}
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		buf_push(&b, chunk, (size_t)n);
+		while (b.len && (nl = memchr(b.data, '\n', b.len))) {
+			*nl = '\0';
+			progress_line(pr, b.data);
+			b.len -= (size_t)(nl + 1 - b.data);
+			memmove(b.data, nl + 1, b.len);
+		}
+	}
+	if (b.len) {
+		buf_putc(&b, '\0');
+		progress_line(pr, b.data);
+	}
+	progress_end(pr);
+	buf_free(&b);
+}
+
+/* Runs `ninja -C dir [args]`, forwarding SIGINT and SIGTERM to it; with pr,
+ * its output goes through the progress view. Returns its exit status,
+ * 128+N when a signal N ended it, -1 when it could not be started (after
+ * reporting). */
 static int
-ninja(const char *dir, const char *const *args, size_t n)
+ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
 {
 	const char *argv[8];
 	sigset_t block, old;
-	int status;
+	int status, fd[2] = {-1, -1};
 	size_t i;
 	pid_t pid;
 
@@ -58,11 +101,23 @@ ninja(const char *dir, const char *const *args, size_t n)
 	sigprocmask(SIG_BLOCK, &block, &old);
 	fflush(stdout);
 	fflush(stderr);
+	if (pr && pipe(fd) != 0) {
+		warn("run: pipe:");
+		pr = NULL;
+	}
 	pid = fork();
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (pr) {
+			/* each edge's status when it ends, with the running count */
+			dup2(fd[1], 1);
+			dup2(fd[1], 2);
+			close(fd[0]);
+			close(fd[1]);
+			setenv("NINJA_STATUS", "[%f/%t %r] ", 1);
+		}
 		execvp("ninja", (char *const *)argv);
 		fprintf(stderr, "kunai: run: cannot run ninja: %s (is ninja-build installed and in PATH?)\n",
 		        strerror(errno));
@@ -71,10 +126,19 @@ ninja(const char *dir, const char *const *args, size_t n)
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		warn("run: fork:");
+		if (pr) {
+			close(fd[0]);
+			close(fd[1]);
+		}
 		return -1;
 	}
 	child_pid = pid;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pr) {
+		close(fd[1]);
+		watch_output(fd[0], pr);
+		close(fd[0]);
+	}
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			warn("run: waitpid:");
@@ -136,14 +200,27 @@ cmd_run(int argc, char **argv)
 {
 	static const char *const run_args[] = {"-k", "0", "run"};
 	static const char *const report_args[] = {"report"};
+	static const char *const clean_args[] = {"-t", "clean", "run"};
 	struct sigaction sa;
 	struct buf dir = {0}, path = {0};
 	struct arena a = {0};
 	struct summary s;
-	char pid[32];
-	int rc, st;
+	struct plan plan;
+	struct progress pr;
+	char pid[32], **gargv = xcalloc((size_t)argc + 1, sizeof(*gargv));
+	const char **dirs = NULL, *date = NULL;
+	bool rerun = false;
+	int rc, st, gargc = 0, i;
+	size_t k;
 
-	rc = gen_build_dir(argc, argv, &dir);
+	/* --rerun is ours; the rest are gen's */
+	for (i = 0; i < argc; i++) {
+		if (i > 0 && strcmp(argv[i], "--rerun") == 0)
+			rerun = true;
+		else
+			gargv[gargc++] = argv[i];
+	}
+	rc = gen_build_dir(gargc, gargv, &dir);
 	if (rc != 0)
 		goto done;
 	rc = 1;
@@ -159,7 +236,20 @@ cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	st = ninja(dir.data, run_args, LEN(run_args));
+	/* every stamp goes: every run runs again (earlier attempts are kept) */
+	if (rerun && ninja(dir.data, clean_args, LEN(clean_args), NULL) != 0)
+		goto done;
+	progress_init(&pr, dir.data, isatty(1));
+	buf_printf(&path, "%s/kunai.json", dir.data);
+	if (json_load_plan(&a, path.data, &plan)) {
+		dirs = xcalloc(plan.n_runs + 1, sizeof(*dirs));
+		for (k = 0; k < plan.n_runs; k++)
+			dirs[k] = plan.runs[k].dir;
+		pr.dirs = dirs;
+		pr.n_dirs = plan.n_runs;
+	}
+	path.len = 0;
+	st = ninja(dir.data, run_args, LEN(run_args), &pr);
 	if (st < 0)
 		goto done;
 	if (stop_signal) {
@@ -168,7 +258,7 @@ cmd_run(int argc, char **argv)
 		rc = 128 + stop_signal;
 		goto done;
 	}
-	st = ninja(dir.data, report_args, LEN(report_args));
+	st = ninja(dir.data, report_args, LEN(report_args), NULL);
 	if (st != 0) {
 		if (st > 0)
 			warn("run: `ninja -C %s report` failed (status %d)", dir.data, st);
@@ -183,8 +273,18 @@ cmd_run(int argc, char **argv)
 	summary_paths(&s, &path);
 	printf("kunai: %s\n", path.data);
 	print_table(&s);
+	if (pr.nothing) {
+		for (k = 0; k < s.n_runs; k++)
+			if (s.runs[k].end_time && (!date || strcmp(s.runs[k].end_time, date) > 0))
+				date = s.runs[k].end_time;
+		printf("kunai: nothing needed running: the results are from %s; `kunai run --rerun ...` runs "
+		       "every run again (or `ninja -C %s -t clean run`, then `ninja -C %s -k 0 run`)\n",
+		       date ? date : "no finished run", dir.data, dir.data);
+	}
 	rc = summary_all_ok(&s) ? 0 : 1;
 done:
+	free(gargv);
+	free(dirs);
 	buf_free(&dir);
 	buf_free(&path);
 	arena_free(&a);

@@ -4,4 +4,5 @@ set xlabel "node and GPU"
 set ylabel ylabel
 set xtics rotate by -45
 set yrange [0:*]
+set offsets 0.5, 0.5, 0, 0
 plot for [i=0:nblocks-1] $data index i using 1:3:xtic(2) with linespoints pt 7 title word(names, i+1)

@@ -1,0 +1,29 @@
+/* progress.h: `kunai run`'s view of ninja while it runs (progress.c). */
+#ifndef KUNAI_PROGRESS_H
+#define KUNAI_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+struct progress {
+	const char *dir;          /* the build dir */
+	const char *const *dirs;  /* its run dirs (kunai.json), for pending/running */
+	size_t n_dirs;
+	bool tty;                 /* one redrawn line, else a line per run */
+	bool shown, scanned, nothing, pending_plain;
+	size_t done, total, passed, failed, running, live, pending;
+	double t0, last_scan;
+	struct timespec wall0;
+	char *last; /* the run dir of the last status line */
+};
+
+void progress_init(struct progress *p, const char *dir, bool tty);
+/* One line of ninja's output (no newline). */
+void progress_line(struct progress *p, const char *line);
+/* Called about once a second: redraws the line on a terminal. */
+void progress_tick(struct progress *p);
+/* Ends the line and prints what is left. */
+void progress_end(struct progress *p);
+
+#endif
