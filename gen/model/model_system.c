@@ -10,7 +10,9 @@
 	"name", "scheduler", "install_path", "output_path", "hf_home_path",              \
 		"global_env_vars", "monitor_interval", "max_jobs"
 
-static const char *const standalone_keys[] = {BASE_KEYS, NULL};
+/* gpus_per_node: the GPUs this machine must have (kunai's programs fail
+ * with fewer); absent, they use what they find */
+static const char *const standalone_keys[] = {BASE_KEYS, "gpus_per_node", NULL};
 
 static const char *const slurm_keys[] = {
 	BASE_KEYS,
@@ -412,6 +414,8 @@ m_load_system(struct mctx *c, const char *path, const struct toml_value *root, b
 		load_slurm(c, s, root);
 	else if (k == 2)
 		load_kubernetes(c, s, root);
+	else if (k == 1 && m_int(c, root, "gpus_per_node", false, 0, &n) && m_kv(root, "gpus_per_node"))
+		s->gpus_per_node = (int)n;
 	else if (k >= 3)
 		load_other(c, root, k == 3);
 	return c->errors == errors ? s : NULL;

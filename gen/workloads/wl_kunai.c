@@ -159,7 +159,7 @@ command(const struct run *r, struct buf *out)
 	if (v) {
 		buf_puts(out, " --expect-gpus ");
 		sh_quote(out, v);
-	} else if (sys->gpus_per_node > 0 && sys->scheduler == SCHED_SLURM)
+	} else if (sys->gpus_per_node > 0 && sys->scheduler != SCHED_KUBERNETES)
 		buf_printf(out, " --expect-gpus %d", sys->gpus_per_node);
 	for (i = 0; i < wl->n_args; i++) {
 		const struct arg_schema *s = &wl->args[i];
