@@ -104,7 +104,7 @@ struct run_report {
 	const char *nodes;    /* where it ran, comma-separated; NULL unknown */
 	bool ran_skipped;     /* the program ran and reported SKIPPED */
 	struct metric *metrics;
-	size_t n_metrics;
+	size_t n_metrics, cap_metrics;
 };
 
 /* report/summary.json. */

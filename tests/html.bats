@@ -125,9 +125,12 @@ N
 	[ "$(q "$N" values.0.gpu_model)" = "NVIDIA H100 80GB HBM3" ]
 	[ "$(q "$N" values.0.check)" = ok ]
 	# per size: busbw, algbw, time of both halves
-	[ "$(q "$N" values.6.name)" = time ]
-	[ "$(q "$N" values.6.bytes)" = 67108864 ]
-	[ "$(q "$N" values.6.unit)" = us ]
+	[ "$(q "$N" series.0.name)" = time ]
+	[ "$(q "$N" series.0.x_name)" = bytes ]
+	[ "$(q "$N" series.0.x)" = "[67108864,134217728]" ]
+	[ "$(q "$N" series.0.values)" = "[352.1,652.1]" ]
+	[ "$(q "$N" series.0.unit)" = us ]
+	[ "$(q "$N" series.2.name)" = busbw ]
 	T="$B/train/0/report.json"
 	[ "$(q "$T" outcome)" = failed ]
 	[ "$(q "$T" reason)" = "node-001: loss 1.1 is not below 0.7 x its start (EXITED: exit code 1)" ]
@@ -223,15 +226,18 @@ N
 	mkdir -p "$BATS_RUN_TMPDIR/../screenshots" 2>/dev/null && cp "$W/index.png" "$BATS_RUN_TMPDIR/../screenshots/" || true
 }
 
-@test "CSV: one file per metric, one row per run and value, quoted" {
+@test "CSV: one file per workload and shape, a row per run and node/GPU/size, a column per metric" {
 	gen
 	fabricate
 	"$KUNAI" report "$B" >/dev/null
-	C="$B/report/csv/bf16_tflops.csv"
-	[ "$(head -n 1 "$C")" = "run,id,iteration,step,outcome,metric,node,gpu,gpu_model,x_name,x,value,unit,check,reference$(printf '\r')" ]
-	[ "$(grep -c 'bf16_tflops,node-00' "$C")" = 4 ]
-	grep -q '^"gemm <&""q""/0","gemm <&""q""",0,,perf-failed,bf16_tflops,node-003,1,NVIDIA H100 80GB HBM3,,,512,TFLOP/s,below,625' "$C"
-	[ "$(grep -c ',bytes,' "$B/report/csv/busbw.csv")" = 2 ]
+	C="$B/report/csv/KunaiGemm_per_gpu.csv"
+	[ "$(head -n 1 "$C")" = "run,id,iteration,step,outcome,node,gpu,gpu_model,bf16_tflops (TFLOP/s)$(printf '\r')" ]
+	[ "$(grep -c ',node-00[23],[01],NVIDIA H100 80GB HBM3,' "$C")" = 4 ]
+	grep -q '^"gemm <&""q""/0","gemm <&""q""",0,,perf-failed,node-003,1,NVIDIA H100 80GB HBM3,512' "$C"
+	S="$B/report/csv/NcclTest_per_size.csv"
+	[ "$(head -n 1 "$S")" = "run,id,iteration,step,outcome,node,gpu,gpu_model,bytes,time (us),algbw (GB/s),busbw (GB/s),time_inplace (us),algbw_inplace (GB/s),busbw_inplace (GB/s)$(printf '\r')" ]
+	grep -q '^nccl/0,nccl,0,,passed,node-001,,NVIDIA H100 80GB HBM3,134217728,652.1,205.83,360.2,650.33,206.38,361.17' "$S"
+	grep -q 'href="KunaiTrainSmoke_epoch.csv"' "$B/report/csv/index.html"
 }
 
 @test "bad input: truncated, empty, NaN, garbage output give a reason, never a crash" {

@@ -10,9 +10,9 @@ struct summary;
  * (plots linked where root/report/plots/ has them). Returns false after
  * reporting a write error. */
 bool html_write(const char *root, const struct summary *s);
-/* Writes root/report/csv/METRIC.csv for every metric name (one row per run
- * and value: per size, GPU, node) and csv/index.html. Returns false after
- * reporting. */
+/* Writes root/report/csv/WORKLOAD[_SHAPE].csv (one row per run and node,
+ * GPU, size or epoch; a column per metric) and csv/index.html. Returns
+ * false after reporting. */
 bool csv_write(const char *root, const struct summary *s);
 
 #endif
