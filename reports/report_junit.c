@@ -80,6 +80,15 @@ xml_escape(struct buf *out, const char *s, size_t len, bool attr)
 	size_t n;
 
 	while (p < end) {
+		/* most output is printable ASCII without markup: copy it at once */
+		const unsigned char *q = p;
+		while (q < end && *q >= 0x20 && *q < 0x7F && *q != '&' && *q != '<' && *q != '>' && *q != '"')
+			q++;
+		if (q > p) {
+			buf_push(out, p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
 		n = utf8_decode(p, (size_t)(end - p), &cp);
 		if (n == 0) {
 			buf_puts(out, "\xEF\xBF\xBD");
