@@ -20,7 +20,7 @@ w=$(mktemp -d /tmp/kunai-reportbench.XXXXXX)
 trap 'rm -rf "$w"' EXIT INT TERM
 
 now() { date +%s.%N; }
-secs() { echo "$2 - $1" | bc; }
+secs() { awk "BEGIN { printf \"%.2f\", $2 - $1 }"; }
 
 # campaign DIR RUNS: one NcclTest with RUNS iterations, generated and every
 # run fabricated as passed
