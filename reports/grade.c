@@ -195,6 +195,53 @@ grade_nccl(struct arena *a, const struct plan_run *r, const char *text, size_t l
 		       afmt(a, "max busbw %.2f GB/s is below min_busbw %s GB/s", n.max_busbw, min));
 }
 
+/* fio: per operation read_/write_/trim_ iops, bw (MiB/s) and latency (us),
+ * CloudAI's names, and "default", the value cmd_args.metric_operation,
+ * metric_name and metric_aggregate choose (CloudAI's Fio report). A run
+ * whose stdout holds no summary failed. */
+static void
+grade_fio(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+{
+	const char *op = run_arg(r, "metric_operation"), *name = run_arg(r, "metric_name");
+	const char *agg = run_arg(r, "metric_aggregate");
+	struct fio_op ops[16];
+	size_t n = fio_parse(text, len, ops, LEN(ops)), i, k = 0;
+	double v, acc = 0;
+
+	if (n == 0) {
+		demote(out, OUTCOME_FAILED, "fio: no summary (IOPS=, BW= lines) in stdout.txt");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		add_metric(a, out, afmt(a, "%s_iops", ops[i].name), ops[i].iops);
+		add_metric(a, out, afmt(a, "%s_bw", ops[i].name), ops[i].bw_mib);
+		if (ops[i].lat_usec >= 0)
+			add_metric(a, out, afmt(a, "%s_latency", ops[i].name), ops[i].lat_usec);
+		if (ops[i].p50_usec >= 0)
+			add_metric(a, out, afmt(a, "%s_clat_p50", ops[i].name), ops[i].p50_usec);
+		if (ops[i].p99_usec >= 0)
+			add_metric(a, out, afmt(a, "%s_clat_p99", ops[i].name), ops[i].p99_usec);
+		if (ops[i].p999_usec >= 0)
+			add_metric(a, out, afmt(a, "%s_clat_p99_9", ops[i].name), ops[i].p999_usec);
+	}
+	op = op ? op : "all", name = name ? name : "bw", agg = agg ? agg : "sum";
+	for (i = 0; i < n; i++) {
+		if (strcmp(op, "first") == 0 ? i > 0 : strcmp(op, "all") != 0 && strcmp(op, ops[i].name) != 0)
+			continue;
+		v = strcmp(name, "iops") == 0 ? ops[i].iops : strcmp(name, "latency") == 0 ? ops[i].lat_usec
+		                                                                            : ops[i].bw_mib;
+		if (v < 0)
+			continue;
+		if (k == 0 || strcmp(agg, "sum") == 0 || strcmp(agg, "mean") == 0)
+			acc = k == 0 ? v : acc + v;
+		else if (strcmp(agg, "min") == 0 ? v < acc : strcmp(agg, "max") == 0 && v > acc)
+			acc = v;
+		k++;
+	}
+	if (k > 0)
+		add_metric(a, out, "default", strcmp(agg, "mean") == 0 ? acc / (double)k : acc);
+}
+
 /* Graders by the name a workload entry gives (workload.grader). */
 static const struct {
 	const char *name;
@@ -202,6 +249,7 @@ static const struct {
 	              struct run_report *out);
 } graders[] = {
 	{"nccl", grade_nccl},
+	{"fio", grade_fio},
 };
 
 /* Reads path whole; false (silently) when it does not exist. */
