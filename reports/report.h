@@ -187,6 +187,20 @@ bool nccl_parse(const char *text, size_t len, struct nccl_result *out);
 bool nccl_parse_detail(struct arena *a, const char *text, size_t len, struct nccl_result *out,
                        struct nccl_detail *d);
 
+/* ---- grade/fio.c: fio output ------------------------------------------------- */
+
+struct fio_op {
+	const char *name; /* "read", "write" or "trim" (static) */
+	double iops;
+	double bw_mib;   /* MiB/s */
+	double lat_usec; /* average ("lat", else "clat"); < 0: none */
+	double p50_usec, p99_usec, p999_usec; /* completion latency percentiles; < 0: none */
+};
+
+/* Parses fio's text output into at most max per-operation summaries, in
+ * the order printed. Returns how many it found. */
+size_t fio_parse(const char *text, size_t len, struct fio_op *ops, size_t max);
+
 /* ---- report.c ---------------------------------------------------------------- */
 
 /* Marks each not-run run whose start condition can no longer hold (its

@@ -76,6 +76,7 @@ static const char *const type_names[] = {
 	[ARG_BOOL] = "a boolean",
 	[ARG_SIZE] = "a size (an integer, or digits with K, M, G or T)",
 	[ARG_LIST] = "a list",
+	[ARG_ANY] = "a single value",
 };
 
 /* One scalar against its schema entry. */

@@ -12,6 +12,8 @@
 #include "gen/model/expand.h"
 
 extern const struct workload wl_bash_cmd;
+extern const struct workload wl_ddlb;
+extern const struct workload wl_fio;
 extern const struct workload wl_nccl;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
@@ -20,6 +22,8 @@ extern const struct workload wl_ucc;
 
 static const struct workload *const workloads[] = {
 	&wl_bash_cmd,
+	&wl_ddlb,
+	&wl_fio,
 	&wl_kunai[WL_KUNAI_ALLREDUCE],
 	&wl_kunai[WL_KUNAI_BISECTION],
 	&wl_kunai[WL_KUNAI_DDP],
@@ -37,6 +41,8 @@ static const struct workload *const workloads[] = {
  * workload_names() free of allocation and global mutable state. */
 static const char *const workload_name_list[] = {
 	"BashCmd",
+	"DDLBTest",
+	"Fio",
 	"KunaiAllReduce",
 	"KunaiBisection",
 	"KunaiDdpSmoke",
@@ -76,7 +82,22 @@ workload_arg(const struct workload *wl, const char *key)
 		if (strcmp(wl->args[i].key, key) == 0)
 			return &wl->args[i];
 	}
+	/* "T.*": any key of the table T */
+	for (i = 0; i < wl->n_args; i++) {
+		const char *k = wl->args[i].key;
+		size_t n = strlen(k);
+		if (n > 2 && k[n - 1] == '*' && k[n - 2] == '.' && strncmp(k, key, n - 1) == 0 && key[n - 1])
+			return &wl->args[i];
+	}
 	return NULL;
+}
+
+bool
+workload_in_container(const struct run *r)
+{
+	const struct workload *wl = r->def->wl;
+
+	return wl->container || (wl->container_if_image && workload_value(r, "docker_image_url"));
 }
 
 const char *const *

@@ -16,8 +16,11 @@ enum arg_type {
 	ARG_BOOL,  /* TOML boolean, or "true"/"false"/"True"/"False" */
 	ARG_SIZE,  /* integer or string like "32M", "4G" (nccl-tests sizes) */
 	ARG_LIST,  /* a real list value, never a sweep dimension */
+	ARG_ANY,   /* any single value (string, number, boolean), passed on as text */
 };
 
+/* A key "T.*" stands for every key of the table cmd_args.T (flattened to
+ * "T.name"), e.g. Fio's free-form [cmd_args.args]. */
 struct arg_schema {
 	const char *key;
 	enum arg_type type;
@@ -39,6 +42,7 @@ struct workload {
 	bool extra_args_ok; /* unknown cmd_args accepted (and forwarded by the builder) */
 	unsigned schedulers;
 	bool container; /* runs in a container image (cmd_args.docker_image_url) on Slurm */
+	bool container_if_image; /* ... only when cmd_args.docker_image_url is set */
 	bool in_batch;  /* Slurm: runs in the batch script itself, not under srun (BashCmd) */
 	/* Appends the workload's command (a shell command line, not yet quoted for
 	 * any outer context) for run r. */
@@ -47,6 +51,9 @@ struct workload {
 	 * (e.g. NCCL's single-process subtests use 1); mpi false drops --mpi. */
 	int (*ntasks)(const struct run *r);
 	bool (*uses_mpi)(const struct run *r);
+	/* Slurm, optional: srun options of the test command only (not of the
+	 * mapping and metadata probes), after the prefix (e.g. a task layout). */
+	void (*srun_args)(const struct run *r, struct buf *out);
 	/* Success check on stdout: every pattern of all_of present, none of none_of. */
 	const char *const *all_of;
 	const char *const *none_of;
@@ -55,8 +62,10 @@ struct workload {
 
 /* Returns the workload named name, or NULL. */
 const struct workload *workload_find(const char *name);
-/* Returns the schema entry for key, or NULL. */
+/* Returns the schema entry for key (or the "T.*" entry of its table), or NULL. */
 const struct arg_schema *workload_arg(const struct workload *wl, const char *key);
+/* Whether run r's command runs in a container on Slurm. */
+bool workload_in_container(const struct run *r);
 /* For "did you mean": the names of all workloads, NULL-terminated. */
 const char *const *workload_names(void);
 

@@ -238,7 +238,7 @@ srun_prefix(struct buf *out, const struct run *r, const struct where *d)
 		buf_printf(out, " --ntasks=%d", ntasks);
 	if (r->nodes.len == 0)
 		buf_printf(out, " -N%d", r->num_nodes);
-	if (wl->container) {
+	if (workload_in_container(r)) {
 		const char *url = workload_value(r, "docker_image_url");
 		w_image(&w, sys, url ? url : "");
 		w_emit(out, "--container-image=", &w);
@@ -328,6 +328,8 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 			buf_push(out, prefix->data, prefix->len);
 		else
 			srun_prefix(out, r, d);
+		if (r->def->wl->srun_args)
+			r->def->wl->srun_args(r, out);
 		buf_putc(out, ' ');
 	}
 	bash_c(out, r, d);
@@ -480,7 +482,7 @@ probes(struct buf *out, const struct run *r, const struct buf *prefix)
 	w_file(&w, &here, "metadata/nodes.err");
 	w_emit(out, "--error=", &w);
 	/* inside a container the install dir is mounted at /cloudai_install */
-	if (r->def->wl->container)
+	if (workload_in_container(r))
 		buf_puts(out, " bash /cloudai_install/slurm-metadata.sh\n\n");
 	else
 		buf_puts(out, " bash \"$INSTALL_DIR/slurm-metadata.sh\"\n\n");

@@ -133,14 +133,14 @@ grade_time(struct arena *a, const struct plan_run *r, const char *text, size_t l
 		metric_add(a, out, "time", "s", out->duration_s);
 }
 
-grader_fn grade_nccl, grade_bisection, grade_kunai;
+grader_fn grade_nccl, grade_bisection, grade_kunai, grade_fio;
 
 /* Graders by the name a workload entry gives (workload.grader). */
 static const struct {
 	const char *name;
 	grader_fn *fn;
 } graders[] = {
-	{"bash_cmd", grade_time}, {"bisection", grade_bisection}, {"kunai", grade_kunai},
+	{"bash_cmd", grade_time}, {"bisection", grade_bisection}, {"fio", grade_fio}, {"kunai", grade_kunai},
 	{"nccl", grade_nccl},     {"osu", grade_osu},             {"sleep", grade_time},
 	{"slurm_container", grade_time}, {"ucc", grade_ucc},
 };

@@ -428,6 +428,42 @@ test_kunai(const char *tmp)
 	arena_free(&a);
 }
 
+/* fio's text output, as fio 3.x prints it (counts scaled with k/M, fields
+ * padded with blanks: "avg= 5.12"). */
+static void
+test_fio(void)
+{
+	static const char rw[] =
+		"fio-smoke: (g=0): rw=randrw, bs=(R) 128KiB-128KiB, ioengine=psync, iodepth=1\n"
+		"fio-smoke: (groupid=0, jobs=1): err= 0: pid=42: Mon Jan  1 00:00:00 2024\n"
+		"  read: IOPS=12.3k, BW=1536MiB/s (1611MB/s)(80.0MiB/52msec)\n"
+		"    slat (nsec): min=900, max=4000, avg=1200.50, stdev=10.00\n"
+		"    clat (usec): min=50, max=900, avg=75.25, stdev=30.00\n"
+		"     lat (usec): min=55, max=905, avg= 80.50, stdev=30.10\n"
+		"    clat percentiles (usec):\n"
+		"     |  1.00th=[   50],  5.00th=[   53], 10.00th=[   59], 50.00th=[   71],\n"
+		"     | 99.00th=[  135], 99.50th=[  140], 99.90th=[  326], 99.95th=[  326],\n"
+		"  write: IOPS=950, BW=118.8KiB/s (121kB/s)(80.0MiB/519msec); 0 zone resets\n"
+		"    clat (msec): min=1, max=9, avg= 2.50, stdev= 0.50\n"
+		"Run status group 0 (all jobs):\n"
+		"   READ: bw=1536MiB/s (1611MB/s), io=80.0MiB (83.9MB), run=52-52msec\n";
+	struct fio_op ops[4];
+	size_t n = fio_parse(rw, strlen(rw), ops, 4);
+
+	ok(n == 2, "fio: two operations (%zu)", n);
+	ok(n == 2 && strcmp(ops[0].name, "read") == 0 && near(ops[0].iops, 12300) && near(ops[0].bw_mib, 1536),
+	   "fio: read IOPS=12.3k, 1536 MiB/s");
+	ok(n == 2 && near(ops[0].lat_usec, 80.5), "fio: lat wins over clat, padded avg read (%g)", ops[0].lat_usec);
+	ok(n == 2 && near(ops[1].bw_mib, 118.8 / 1024) && near(ops[1].lat_usec, 2500),
+	   "fio: write KiB/s and clat in msec converted (%g MiB/s, %g us)", ops[1].bw_mib, ops[1].lat_usec);
+	ok(n == 2 && near(ops[0].p50_usec, 71) && near(ops[0].p99_usec, 135) && near(ops[0].p999_usec, 326) &&
+	       ops[1].p50_usec < 0,
+	   "fio: clat percentiles p50, p99, p99.9 of the operation above them");
+	ok(fio_parse("", 0, ops, 4) == 0, "fio: empty output has no summary");
+	ok(fio_parse("  write: IOPS=, BW=\n", 20, ops, 4) == 0, "fio: a truncated summary line is not one");
+	ok(fio_parse("  write: IOPS=5, BW=3parsecs/s\n", 31, ops, 4) == 0, "fio: an unknown unit is not a summary");
+}
+
 int
 main(void)
 {
@@ -438,6 +474,7 @@ main(void)
 		return 1;
 	}
 	test_nccl();
+	test_fio();
 	test_time();
 	test_xml();
 	test_tail(tmp);
