@@ -90,7 +90,7 @@ cases() {
 		[ -s "$f" ] || { echo "$f: empty or missing"; bad=$((bad + 1)); continue; }
 		# path:line:col: error: ..., but for errors with no file to point
 		# into: a key --set cannot follow, a --tests-dir that is no dir
-		if grep -nvE '^([^:]+:[0-9]+:[0-9]+: error: |kunai: --set |kunai: tests directory )' "$f"; then
+		if grep -nvE '^([^:]+:[0-9]+:[0-9]+: (error|warning): |kunai: --set |kunai: tests directory )' "$f"; then
 			echo "$f: lines above are neither located nor --set errors"
 			bad=$((bad + 1))
 		fi

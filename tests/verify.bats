@@ -179,7 +179,7 @@ iters = []'
 	id = "b"
 	test_name = "sleep"
 	iterations = "2"
-	time_limit = "1:61"
+	time_limit = "1:61:x"
 	num_nodes = 0
 	extra_cmd_args = { x = "y" }
 	dependencies = [{ type = "start_after", id = "a" }]
@@ -194,7 +194,7 @@ iters = []'
 	[ "$status" -eq 1 ]
 	expected="$T/s.toml:4:13: error: unknown test_name 'slep' (did you mean 'sleep'?)
 $T/s.toml:8:14: error: 'iterations' must be an integer, not a string
-$T/s.toml:9:14: error: invalid time_limit '1:61' (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or a number with s, m, h, d or w)
+$T/s.toml:9:14: error: invalid time_limit '1:61:x' (H:M:S, H:M, D-H:M:S, or a number with s, m, h, d or w)
 $T/s.toml:10:13: error: 'num_nodes' must be a positive integer, not 0
 $T/s.toml:11:1: error: 'extra_cmd_args' cannot be set in a scenario, only in the test definition
 $T/s.toml:12:26: error: unknown dependency type 'start_after' (start_post_comp, start_post_init or end_post_comp)
@@ -374,4 +374,44 @@ gen() {
 		--set Tests.1.iterations=2 --set Tests.Tests.sleep5.cmd_args.seconds=3 \
 		--set system.gpus_per_node=4
 	[ "$status" -eq 0 ]
+}
+
+@test "a tests folder with a file kunai cannot use: a warning unless the scenario uses it; verify-configs fails it" {
+	mktest sleep Sleep
+	mktest fio Fioo '[cmd_args]
+x = 1'
+	printf '# no name, no description\ntest_template_name = "Sleep"\n' >"$T/tests/nameless.toml"
+	printf 'name = "s"\n[[Tests]]\nid = "a"\ntest_name = "sleep"\n' >"$T/s.toml"
+	printf 'name = "l"\nscheduler = "standalone"\ninstall_path = "i"\noutput_path = "o"\n' >"$T/sys.toml"
+	run --separate-stderr "$KUNAI" gen --system-config "$T/sys.toml" --tests-dir "$T/tests" \
+		--test-scenario "$T/s.toml" -o "$T/out"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"$T/tests/fio.toml:3:22: warning: unknown test_template_name 'Fioo'"*"(the scenario does not use this test; skipped)"* ]]
+	[[ "$stderr" == *"$T/tests/nameless.toml:1:1: warning: missing required key 'name'"* ]]
+	[ "$(grep -c warning <<<"$stderr")" -eq 2 ]
+	[ -f "$T/out/build.ninja" ]
+	# used by the scenario: the error it always was, and nothing written
+	printf '[[Tests]]\nid = "b"\ntest_name = "fio"\n' >>"$T/s.toml"
+	run --separate-stderr "$KUNAI" gen --system-config "$T/sys.toml" --tests-dir "$T/tests" \
+		--test-scenario "$T/s.toml" -o "$T/out2"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"$T/tests/fio.toml:3:22: error: unknown test_template_name 'Fioo'"* ]]
+	[ ! -e "$T/out2" ]
+	# verify-configs checks every file
+	run --separate-stderr "$KUNAI" verify-configs "$T/tests"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"FAIL $T/tests/fio.toml"* && "$output" == *"FAIL $T/tests/nameless.toml"* ]]
+}
+
+@test "time_limit means what it means to CloudAI; Slurm's other forms warn at the line" {
+	mktest sleep Sleep
+	printf 'name = "l"\nscheduler = "slurm"\ninstall_path = "i"\noutput_path = "o"\ndefault_partition = "p"\n[[partitions]]\nname = "p"\n' >"$T/sys.toml"
+	printf 'name = "s"\n[[Tests]]\nid = "a"\ntest_name = "sleep"\ntime_limit = "20:00"\n[[Tests]]\nid = "b"\ntest_name = "sleep"\ntime_limit = "00:60:00"\n[[Tests]]\nid = "c"\ntest_name = "sleep"\ntime_limit = "30"\n' >"$T/s.toml"
+	run --separate-stderr "$KUNAI" gen --system-config "$T/sys.toml" --tests-dir "$T/tests" \
+		--test-scenario "$T/s.toml" -o "$T/out"
+	[ "$status" -eq 0 ]
+	grep -qx '#SBATCH --time=20:00:00' "$T/out/a/0/cloudai_sbatch_script.sh"
+	grep -qx '#SBATCH --time=01:00:00' "$T/out/b/0/cloudai_sbatch_script.sh"
+	grep -qx '#SBATCH --time=00:30:00' "$T/out/c/0/cloudai_sbatch_script.sh"
+	[ "$stderr" = "$T/s.toml:13:14: warning: time_limit '30' is Slurm's form, which CloudAI refuses; kunai reads it as Slurm does (1800 s)" ]
 }

@@ -258,12 +258,58 @@ pool_load_dir(struct mctx *c, struct pool *p, const char *dir, bool required)
 			ok = false;
 			continue;
 		}
+		size_t n0 = c->n_errs;
+		int e0 = c->errors;
 		if (!m_load_test_file(c, f))
 			ok = false;
+		if (c->lenient_tests && c->n_errs > n0) {
+			/* held back until a scenario uses this definition */
+			f->n_deferred = c->n_errs - n0;
+			f->deferred = arena_alloc(c->a, f->n_deferred * sizeof(*f->deferred));
+			memcpy(f->deferred, c->errs + n0, f->n_deferred * sizeof(*f->deferred));
+			c->n_errs = n0;
+			c->errors = e0;
+		}
 		/* failed ones too: scenarios naming them then say nothing more */
 		pool_add(c, p, f);
 	}
 	return ok;
+}
+
+void
+m_use_deferred(struct mctx *c, struct mfile *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_deferred; i++) {
+		merr(c, f->deferred[i].pos, "%s", f->deferred[i].msg);
+		free(f->deferred[i].msg);
+	}
+	f->n_deferred = 0;
+}
+
+void
+pool_warn_unused(struct mctx *c, const struct pool *p)
+{
+	const struct merror *e;
+	size_t i, j;
+
+	for (i = 0; i < p->len; i++) {
+		if (!p->items[i]->n_deferred)
+			continue;
+		/* the first error in the file stands for the others */
+		for (e = p->items[i]->deferred, j = 1; j < p->items[i]->n_deferred; j++)
+			if (p->items[i]->deferred[j].pos.line < e->pos.line ||
+			    (p->items[i]->deferred[j].pos.line == e->pos.line &&
+			     p->items[i]->deferred[j].pos.col < e->pos.col))
+				e = &p->items[i]->deferred[j];
+		fprintf(stderr, "%s:%d:%d: warning: %s (the scenario does not use this test; skipped)\n",
+		        e->pos.path, e->pos.line, e->pos.col, e->msg);
+		for (j = 0; j < p->items[i]->n_deferred; j++)
+			free(p->items[i]->deferred[j].msg);
+		p->items[i]->n_deferred = 0;
+	}
+	(void)c;
 }
 
 struct hookdir *
@@ -312,6 +358,7 @@ model_load(struct arena *a, const struct model_opts *o)
 
 	c.a = a;
 	c.inputs = &cp->inputs;
+	c.lenient_tests = true;
 	cp->overrides = o->overrides;
 	cp->n_overrides = o->n_overrides;
 	if (!o->system_path) {
@@ -340,6 +387,9 @@ model_load(struct arena *a, const struct model_opts *o)
 		if (f->root)
 			cp->scenario = m_load_scenario(&c, f, &tests, false);
 	}
+	pool_warn_unused(&c, &tests);
+	for (i = 0; i < c.n_hooks; i++)
+		pool_warn_unused(&c, &c.hooks[i]->tests);
 	m_flush(&c);
 	return c.errors ? NULL : cp;
 }

@@ -24,6 +24,10 @@ struct mfile {
 	/* as a test definition */
 	int def_state; /* 0: not loaded, 1: ok, -1: failed */
 	struct testdef *def;
+	/* a failed definition's errors, held back while no scenario uses it
+	 * (gen: a tests folder may hold files kunai cannot use) */
+	struct merror *deferred;
+	size_t n_deferred;
 	/* as a scenario (or hook) */
 	int sc_state; /* 0: not loaded, 1: ok, -1: failed, 2: loading */
 	struct scenario *sc;
@@ -72,6 +76,9 @@ struct mctx {
 	struct strlist *inputs; /* files read, in order; NULL: not recorded */
 	size_t cap_inputs;
 	const char *hook_dir; /* for the scenario being loaded; NULL: none */
+	/* gen: a test definition's errors count only when a scenario uses it;
+	 * verify-configs reports every file */
+	bool lenient_tests;
 };
 
 /* model.c */
@@ -85,6 +92,12 @@ bool pool_load_dir(struct mctx *c, struct pool *p, const char *dir, bool require
 void pool_add(struct mctx *c, struct pool *p, struct mfile *f);
 /* The names of p's definitions, for "did you mean" ("" when unnamed). */
 const char **pool_names(struct mctx *c, const struct pool *p);
+/* Reports the errors held back for f's definition (now that a scenario
+ * uses it), once. */
+void m_use_deferred(struct mctx *c, struct mfile *f);
+/* Prints one warning per definition in p whose errors were held back and
+ * that nothing used: it is skipped. */
+void pool_warn_unused(struct mctx *c, const struct pool *p);
 /* Returns the file whose definition is named name, or NULL. */
 struct mfile *pool_find(const struct pool *p, const char *name);
 /* Returns the hook directory (loaded on first use), or NULL if missing. */

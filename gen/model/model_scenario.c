@@ -228,15 +228,21 @@ load_time_limit(struct mctx *c, struct test_case *tc, const struct toml_value *t
 {
 	const struct toml_keyval *kv = m_kv(t, "time_limit");
 	const char *s = NULL;
+	bool slurm_only;
 
 	tc->time_limit = -1;
 	if (!kv || !m_str(c, t, "time_limit", false, &s))
 		return;
-	tc->time_limit = model_parse_time(s);
+	tc->time_limit = model_parse_time(s, &slurm_only);
 	if (tc->time_limit < 0)
-		merr(c, kv->value->pos, "invalid time_limit '%s' (MM, MM:SS, HH:MM:SS, D-HH, "
-		                        "D-HH:MM, D-HH:MM:SS, or a number with s, m, h, d or w)",
+		merr(c, kv->value->pos, "invalid time_limit '%s' (H:M:S, H:M, D-H:M:S, or a number "
+		                        "with s, m, h, d or w)",
 		     m_shown(c, s));
+	else if (slurm_only && tc->time_limit > 0)
+		fprintf(stderr, "%s:%d:%d: warning: time_limit '%s' is Slurm's form, which CloudAI "
+		                "refuses; kunai reads it as Slurm does (%ld s)\n",
+		        kv->value->pos.path, kv->value->pos.line, kv->value->pos.col, m_shown(c, s),
+		        tc->time_limit);
 	else if (tc->time_limit == 0)
 		merr(c, kv->value->pos, "time_limit must be at least one second");
 }
@@ -333,8 +339,10 @@ load_case_def(struct mctx *c, const char *path, const struct toml_value *t,
 			buf_free(&b);
 			return NULL;
 		}
-		if (f->def_state < 0)
+		if (f->def_state < 0) {
+			m_use_deferred(c, f);
 			return NULL;
+		}
 		return m_load_testdef(c, f->path, m_merge(c->a, f->root, t, override_keys));
 	}
 	if (!m_kv(t, "test_template_name") && !m_kv(t, "name") && !m_kv(t, "description")) {

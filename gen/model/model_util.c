@@ -138,53 +138,54 @@ digits(const char **s)
 	return v;
 }
 
-/* Slurm's --time formats (the value goes to sbatch as is in spirit), plus
- * CloudAI's unit suffixes. Note that two fields are minutes:seconds, as
- * in Slurm, not hours:minutes. */
+/* A time limit read as CloudAI reads it (cloudai.util.parse_time_limit),
+ * so that a file written for CloudAI means the same here: N with s, m, h,
+ * d or w (any case); D-H:M:S; H:M:S; H:M (hours and minutes, not Slurm's
+ * minutes and seconds). Fields are not range-checked ("00:60:00" is an
+ * hour), as CloudAI normalises them. Slurm's forms that CloudAI refuses, a
+ * bare number of minutes, D-H and D-H:M, are read as Slurm reads them and
+ * *slurm_only says so. */
 long
-model_parse_time(const char *s)
+model_parse_time(const char *s, bool *slurm_only)
 {
-	long f[4], days = -1, t;
+	long f[3] = {0, 0, 0}, days = -1, t;
 	int n = 0;
 	const char *p = s;
+	const char *units = "smhdw";
 
-	if (!s)
+	*slurm_only = false;
+	if (!s || (f[0] = digits(&p)) < 0)
 		return -1;
-	if ((f[0] = digits(&p)) < 0)
-		return -1;
-	if (*p && strchr("smhdw", *p) && !p[1]) {
+	if (*p && !p[1] && strchr(units, tolower((unsigned char)*p))) {
 		static const long unit[] = {1, 60, 3600, 86400, 7 * 86400};
-		t = f[0] * unit[strchr("smhdw", *p) - "smhdw"];
+		t = f[0] * unit[strchr(units, tolower((unsigned char)*p)) - units];
 		return t > TIME_MAX ? -1 : t;
 	}
 	if (*p == '-') {
 		days = f[0];
 		p++;
-		if ((f[0] = digits(&p)) < 0 || f[0] > 23)
+		if ((f[0] = digits(&p)) < 0)
 			return -1;
 	}
 	n = 1;
 	while (*p == ':' && n < 3) {
 		p++;
-		if ((f[n] = digits(&p)) < 0 || f[n] > 59)
+		if ((f[n] = digits(&p)) < 0)
 			return -1;
 		n++;
 	}
 	if (*p)
 		return -1;
 	if (days >= 0) {
-		/* D-HH, D-HH:MM, D-HH:MM:SS */
-		t = days * 86400 + f[0] * 3600;
-		if (n > 1)
-			t += f[1] * 60;
-		if (n > 2)
-			t += f[2];
+		*slurm_only = n < 3; /* D-H, D-H:M */
+		t = days * 86400 + f[0] * 3600 + f[1] * 60 + f[2];
 	} else if (n == 1) {
-		t = f[0] * 60; /* MM */
+		*slurm_only = true;
+		t = f[0] * 60; /* Slurm's MM */
 	} else if (n == 2) {
-		t = f[0] * 60 + f[1]; /* MM:SS */
+		t = f[0] * 3600 + f[1] * 60; /* CloudAI's H:M */
 	} else {
-		t = f[0] * 3600 + f[1] * 60 + f[2]; /* HH:MM:SS */
+		t = f[0] * 3600 + f[1] * 60 + f[2];
 	}
 	return t > TIME_MAX ? -1 : t;
 }

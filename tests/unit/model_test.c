@@ -17,57 +17,64 @@ test_parse_time(void)
 	static const struct {
 		const char *s;
 		long want;
+		int slurm_only;
 	} cases[] = {
-		{"10", 600},           /* MM */
-		{"0", 0},
-		{"10:30", 630},        /* MM:SS, as Slurm reads it */
-		{"01:02:03", 3723},    /* HH:MM:SS */
-		{"100:00:00", 360000}, /* hours may exceed a day */
-		{"1-0", 86400},        /* D-HH */
-		{"2-03", 2 * 86400 + 3 * 3600},
-		{"1-02:03", 86400 + 2 * 3600 + 3 * 60},     /* D-HH:MM */
-		{"1-02:03:04", 86400 + 2 * 3600 + 3 * 60 + 4}, /* D-HH:MM:SS */
-		{"30s", 30},
-		{"5m", 300},
-		{"2h", 7200},
-		{"1d", 86400},
-		{"1w", 604800},
-		{"00:20:00", 1200},
-		{"", -1},
-		{"abc", -1},
-		{"10:60", -1},      /* seconds out of range */
-		{"1:60:00", -1},    /* minutes out of range */
-		{"1-24", -1},       /* hours of a day out of range */
-		{"1-02:60", -1},
-		{"1:2:3:4", -1},
-		{"1-2:3:4:5", -1},
-		{"-5", -1},
-		{"5-", -1},
-		{"5x", -1},
-		{"5ms", -1},
-		{" 5", -1},
-		{"5 ", -1},
-		{"1.5h", -1},
-		{"1234567890", -1}, /* too many digits */
-		{"999999999w", -1}, /* more than a century */
-		{"10:", -1},
-		{":10", -1},
+		/* CloudAI's forms (cloudai.util.parse_time_limit) */
+		{"10:30", 10 * 3600 + 30 * 60, 0}, /* H:M: hours and minutes, as CloudAI reads it */
+		{"20:00", 20 * 3600, 0},
+		{"01:02:03", 3723, 0},              /* H:M:S */
+		{"00:60:00", 3600, 0},              /* normalised, not refused */
+		{"25:61:00", 26 * 3600 + 60, 0},
+		{"100:00:00", 360000, 0},           /* hours may exceed a day */
+		{"1-02:03:04", 86400 + 2 * 3600 + 3 * 60 + 4, 0}, /* D-H:M:S */
+		{"1-24:00:00", 2 * 86400, 0},
+		{"30s", 30, 0},
+		{"5m", 300, 0},
+		{"2h", 7200, 0},
+		{"2H", 7200, 0},                    /* any case */
+		{"1d", 86400, 0},
+		{"1w", 604800, 0},
+		/* Slurm's, which CloudAI refuses: read as Slurm reads them */
+		{"10", 600, 1},                     /* MM */
+		{"0", 0, 1},
+		{"1-0", 86400, 1},                  /* D-H */
+		{"2-03", 2 * 86400 + 3 * 3600, 1},
+		{"1-02:03", 86400 + 2 * 3600 + 3 * 60, 1}, /* D-H:M */
+		/* neither */
+		{"", -1, 0},
+		{"abc", -1, 0},
+		{"1:2:3:4", -1, 0},
+		{"1-2:3:4:5", -1, 0},
+		{"-5", -1, 0},
+		{"5-", -1, 0},
+		{"5x", -1, 0},
+		{"5ms", -1, 0},
+		{" 5", -1, 0},
+		{"5 ", -1, 0},
+		{"1.5h", -1, 0},
+		{"1234567890", -1, 0}, /* too many digits */
+		{"999999999w", -1, 0}, /* more than a century */
+		{"10:", -1, 0},
+		{":10", -1, 0},
 	};
 	size_t i;
 	long got;
+	bool slurm_only;
 
 	for (i = 0; i < LEN(cases); i++) {
-		got = model_parse_time(cases[i].s);
-		ok(got == cases[i].want, "parse_time(\"%s\") = %ld (want %ld)", cases[i].s, got,
-		   cases[i].want);
+		got = model_parse_time(cases[i].s, &slurm_only);
+		ok(got == cases[i].want && (got < 0 || slurm_only == (cases[i].slurm_only != 0)),
+		   "parse_time(\"%s\") = %ld (want %ld), Slurm's form only: %d", cases[i].s, got,
+		   cases[i].want, slurm_only);
 	}
-	ok(model_parse_time(NULL) == -1, "parse_time(NULL) = -1");
+	ok(model_parse_time(NULL, &slurm_only) == -1, "parse_time(NULL) = -1");
 }
 
 static void
 test_format_time(void)
 {
 	char b[32];
+	bool slurm_only;
 
 	model_format_time(0, b, sizeof(b));
 	ok(strcmp(b, "00:00:00") == 0, "0 s -> %s", b);
@@ -77,7 +84,7 @@ test_format_time(void)
 	ok(strcmp(b, "23:59:59") == 0, "86399 s -> %s", b);
 	model_format_time(86400 + 2 * 3600 + 3 * 60 + 4, b, sizeof(b));
 	ok(strcmp(b, "1-02:03:04") == 0, "a day and more -> %s", b);
-	model_format_time(model_parse_time("1-02:03:04"), b, sizeof(b));
+	model_format_time(model_parse_time("1-02:03:04", &slurm_only), b, sizeof(b));
 	ok(strcmp(b, "1-02:03:04") == 0, "parse and format round-trip: %s", b);
 	model_format_time(-5, b, sizeof(b));
 	ok(strcmp(b, "00:00:00") == 0, "negative -> %s", b);
