@@ -70,7 +70,6 @@ campaign() {
 	output_path = "./results"
 	default_partition = "debug"
 	max_jobs = 16
-	extra_sbatch_args = ["--no-requeue"]
 	[[partitions]]
 	name = "debug"
 	T

@@ -82,7 +82,7 @@ watch_output(int fd, struct progress *pr)
 static int
 ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
 {
-	const char *argv[8];
+	const char *argv[12];
 	sigset_t block, old;
 	int status, fd[2] = {-1, -1};
 	size_t i;
@@ -198,7 +198,9 @@ print_table(const struct summary *s)
 int
 cmd_run(int argc, char **argv)
 {
-	static const char *const run_args[] = {"-k", "0", "run"};
+	/* -j 0: no limit of ninja's own (CPUs + 2); every job edge is in the
+	 * jobs pool, whose depth is the system's max_jobs */
+	static const char *const run_args[] = {"-k", "0", "-j", "0", "run"};
 	static const char *const report_args[] = {"report"};
 	static const char *const clean_args[] = {"-t", "clean", "run"};
 	struct sigaction sa;

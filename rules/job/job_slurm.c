@@ -193,7 +193,11 @@ slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cl
 bool
 slurm_submit(struct job *j, bool *retryable)
 {
-	char *argv[] = {"sbatch", "--parsable", "cloudai_sbatch_script.sh", NULL};
+	/* --no-requeue on the command line (it overrides the script's own
+	 * #SBATCH lines): a job Slurm requeued after a node failure would
+	 * run again under the same id after kunai recorded its end, while
+	 * kunai retries infrastructure failures itself, as a new attempt */
+	char *argv[] = {"sbatch", "--parsable", "--no-requeue", "cloudai_sbatch_script.sh", NULL};
 	struct buf out = {0}, err = {0}, msg = {0};
 	size_t n;
 	int rc;
