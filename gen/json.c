@@ -361,11 +361,18 @@ json_campaign(const struct campaign *c, const struct runlist *rl, struct buf *ou
 
 	cJSON_AddStringToObject(o, "generator", "kunai");
 	cJSON_AddItemToObject(o, "inputs", strlist_json(&c->inputs));
+	if (c->n_presets) {
+		sets = cJSON_AddArrayToObject(o, "presets");
+		for (i = 0; i < c->n_presets; i++)
+			cJSON_AddItemToArray(sets, cJSON_CreateString(c->presets[i]));
+	}
 	sets = cJSON_AddArrayToObject(o, "overrides");
 	for (i = 0; i < c->n_overrides; i++) {
 		cJSON *s = cJSON_CreateObject();
 		add_str(s, "key", c->overrides[i].key);
 		add_str(s, "value", c->overrides[i].value);
+		if (c->overrides[i].preset)
+			add_str(s, "preset", c->overrides[i].preset);
 		cJSON_AddItemToArray(sets, s);
 	}
 	cJSON_AddItemToObject(o, "system", system_json(c->system));

@@ -263,6 +263,13 @@ json_load_plan(struct arena *a, const char *path, struct plan *p)
 	runs = item(root, "runs");
 	p->scenario = get_str(a, sc, "name");
 	p->scheduler = get_str(a, item(root, "system"), "scheduler");
+	if (cJSON_IsArray(item(root, "presets"))) {
+		const cJSON *e;
+		p->presets = arena_alloc(a, ((size_t)cJSON_GetArraySize(item(root, "presets")) + 1) * sizeof(*p->presets));
+		cJSON_ArrayForEach(e, item(root, "presets"))
+			if (cJSON_IsString(e))
+				p->presets[p->n_presets++] = arena_strdup(a, e->valuestring);
+	}
 	if (!p->scenario || !cJSON_IsArray(tests) || !cJSON_IsArray(runs))
 		ok = plan_error(path, "not a kunai.json (no scenario name, scenario.Tests or runs)", NULL);
 	else

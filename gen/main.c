@@ -31,7 +31,7 @@ static int cmd_toml2json(int argc, char **argv);
 static const struct command commands[] = {
 	{"gen", cmd_gen,
 	 "gen --system-config FILE --test-scenario FILE [--tests-dir DIR] [--hook-dir DIR]\n"
-	 "            [-o DIR] [--set KEY=VALUE]...",
+	 "            [-o DIR] [--preset NAME]... [--set KEY=VALUE]...",
 	 "Compile the campaign into a Ninja build dir (-o DIR, or --output-dir DIR;\n"
 	 "default: the system's output_path/<scenario name>): build.ninja, one job\n"
 	 "script and env_vars.sh per run (<id>/<iteration>[/<step>]), kunai.json.\n"
@@ -45,6 +45,8 @@ static const struct command commands[] = {
 	 "  -o, --output-dir DIR    the build dir\n"
 	 "  --set KEY=VALUE         override a field, e.g. Tests.1.cmd_args.iters=50\n"
 	 "                          (system fields: system.KEY); repeatable\n"
+	 "  --preset NAME           apply the scenario's [presets.NAME] overrides (its\n"
+	 "                          extends first); repeatable; before every --set\n"
 	 "  --enable-cache-without-check   accepted for CloudAI compatibility\n"
 	 "CloudAI's older spellings (--system_config_path, --test_scenario_path,\n"
 	 "--tests_dir, --output_dir, --mode dry-run) are accepted too.\n"},

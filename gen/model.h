@@ -154,6 +154,11 @@ struct scenario {
  * as a string when it is not one. See model_set.c. */
 struct override {
 	const char *key, *value;
+	/* from a preset (model_preset.c): its name, the value as parsed
+	 * (value is its TOML text) and where the key is; NULL for --set */
+	const char *preset;
+	const struct toml_value *val;
+	struct toml_pos pos;
 };
 
 struct campaign {
@@ -162,14 +167,18 @@ struct campaign {
 	size_t n_tests;
 	struct scenario *scenario;
 	struct strlist inputs; /* every TOML file read, for the regenerate rule */
-	const struct override *overrides;
+	const struct override *overrides; /* the presets', then --set's */
 	size_t n_overrides;
+	const char **presets; /* the resolved chain, in the order applied */
+	size_t n_presets;
 };
 
 struct model_opts {
 	const char *system_path, *tests_dir, *scenario_path, *hook_dir;
 	const struct override *overrides;
 	size_t n_overrides;
+	const char *const *presets; /* --preset NAME, in order */
+	size_t n_presets;
 };
 
 /* Loads and validates the whole campaign. Returns NULL after printing every

@@ -13,7 +13,9 @@
 #include "workload.h"
 
 static const char *const scenario_keys[] = {
-	"name", "job_status_check", "pre_test", "post_test", "sol_path", "reports", "Tests", NULL,
+	"name", "job_status_check", "pre_test", "post_test", "sol_path", "reports", "Tests",
+	/* kunai's own: campaign presets and phases (CloudAI rejects them) */
+	"presets", "prepare", "cleanup", NULL,
 };
 
 #define CASE_KEYS                                                                         \
@@ -563,6 +565,10 @@ m_load_scenario(struct mctx *c, struct mfile *f, const struct pool *tests, bool 
 	m_bool(c, root, "job_status_check", &sc->job_status_check);
 	m_str(c, root, "sol_path", false, &sol_path);
 	m_check_reports(c, root);
+	if (hook && (kv = m_kv(root, "presets") ? m_kv(root, "presets") : m_kv(root, "prepare") ? m_kv(root, "prepare") : m_kv(root, "cleanup")))
+		merr(c, kv->pos, "a hook cannot have '%s' (only the campaign's scenario)", kv->key);
+	else if (!hook)
+		m_check_presets(c, root);
 	if (hook && (m_kv(root, "pre_test") || m_kv(root, "post_test"))) {
 		kv = m_kv(root, "pre_test") ? m_kv(root, "pre_test") : m_kv(root, "post_test");
 		merr(c, kv->pos, "a hook cannot have hooks of its own");

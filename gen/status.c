@@ -270,6 +270,12 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 			if (strlen(cells[i][c]) > w[c])
 				w[c] = strlen(cells[i][c]);
 	}
+	if (p->n_presets) {
+		printf("presets:");
+		for (i = 0; i < p->n_presets; i++)
+			printf(" %s", p->presets[i]);
+		printf("\n");
+	}
 	printf("%-*s  %-*s  %-*s  %-*s  %-*s  REASON\n", (int)w[0], head[0], (int)w[1], head[1], (int)w[2],
 	       head[2], (int)w[3], head[3], (int)w[4], head[4]);
 	for (i = 0; i < n; i++) {
