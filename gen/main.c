@@ -52,6 +52,17 @@ static const struct command commands[] = {
 	 "--tests_dir, --output_dir, --mode dry-run) are accepted too.\n"},
 	{"dry-run", cmd_dry_run, "dry-run [gen options]",
 	 "kunai gen, then `ninja scripts`: every job script, nothing submitted.\n"},
+	{"export", cmd_export, "export BUILD_DIR -o FILE.tar.gz | export --list ARCHIVE|BUILD_DIR",
+	 "Pack what a later analysis needs into FILE.tar.gz, paths relative to the\n"
+	 "build dir: kunai.json, build.ninja, each run's job.json, report.json,\n"
+	 "stdout.txt, stderr.txt and script (and those of its attempt-N/), the\n"
+	 "phases/ logs and the report/ folder. ustar, compressed by gzip -n.\n"
+	 "Links are not followed. The file appears complete or not at all.\n\n"
+	 "  --list PATH   open PATH as report --history and compare do (an\n"
+	 "                archive is checked and extracted to a temp dir, then\n"
+	 "                removed) and print its files. An archive that is\n"
+	 "                truncated, or holds absolute paths, '..' parts, links\n"
+	 "                or devices, or no kunai.json, is refused (exit 1).\n"},
 	{"grade", cmd_grade, "grade DIR/report.json",
 	 "Run in the build dir (ninja does): grade one run from what its dir holds\n"
 	 "(job.json, stdout.txt) and write DIR/report.json: outcome, reason, exit\n"

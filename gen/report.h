@@ -71,12 +71,12 @@ struct plan_run {
 struct plan {
 	const char *scenario;
 	const char *scheduler;
-	const char **presets; /* the preset chain gen applied, in order */
-	size_t n_presets;
 	struct plan_test *tests;
 	size_t n_tests;
 	struct plan_run *runs;
 	size_t n_runs;
+	const char **presets; /* the preset chain gen applied, in order */
+	size_t n_presets;
 };
 
 /* DIR/job.json as the runner writes it; absent strings are NULL. */
