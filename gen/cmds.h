@@ -14,6 +14,7 @@ int cmd_report(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_phase(int argc, char **argv);
 
 /* kunai gen with argv as gen's; on success (0) the build dir's path is
  * appended to dir. Returns the exit status, as cmd_gen. */

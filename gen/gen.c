@@ -481,6 +481,14 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
 		goto done;
 	emit(&sink, "kunai.json", &b);
+	if (c->scenario->prepare) {
+		phase_script(c->scenario->prepare, "prepare", c->scenario->path, &b);
+		emit(&sink, "phases/prepare.sh", &b);
+	}
+	if (c->scenario->cleanup) {
+		phase_script(c->scenario->cleanup, "cleanup", c->scenario->path, &b);
+		emit(&sink, "phases/cleanup.sh", &b);
+	}
 	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules"), cwd,
 	                  rargv, rargc, &b);
 	emit(&sink, "local.ninja", &b);

@@ -314,6 +314,15 @@ scenario_json(const struct scenario *sc)
 		add_str(o, "pre_test", sc->pre_test->name);
 	if (sc->post_test)
 		add_str(o, "post_test", sc->post_test->name);
+	for (i = 0; i < 2; i++) {
+		const struct phase *ph = i ? sc->cleanup : sc->prepare;
+		cJSON *t;
+		if (!ph)
+			continue;
+		t = cJSON_AddObjectToObject(o, i ? "cleanup" : "prepare");
+		cJSON_AddItemToObject(t, "commands", strlist_json(&ph->commands));
+		cJSON_AddNumberToObject(t, "time_limit_seconds", (double)ph->time_limit);
+	}
 	cases = cJSON_AddArrayToObject(o, "Tests");
 	for (i = 0; i < sc->n_cases; i++) {
 		const struct test_case *tc = &sc->cases[i];

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -515,4 +516,54 @@ json_load_summary(struct arena *a, const char *path, struct summary *s)
 	cJSON_Delete(root);
 	buf_free(&why);
 	return ok;
+}
+
+/* ---- phases/NAME.json ---------------------------------------------------------- */
+
+void
+json_write_phase(const struct phase_record *r, struct buf *out)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	cJSON_AddStringToObject(o, "phase", r->name);
+	cJSON_AddStringToObject(o, "outcome", r->outcome);
+	if (r->reason)
+		cJSON_AddStringToObject(o, "reason", r->reason);
+	if (r->has_exit_code)
+		cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
+	cJSON_AddStringToObject(o, "start_time", r->start_time);
+	cJSON_AddStringToObject(o, "end_time", r->end_time);
+	text = cJSON_Print(o);
+	if (!text)
+		fatal("out of memory");
+	buf_puts(out, text);
+	buf_putc(out, '\n');
+	free(text);
+	cJSON_Delete(o);
+}
+
+bool
+json_load_phase(struct arena *a, const char *path, struct phase_record *r)
+{
+	struct buf why = {0};
+	bool absent;
+	cJSON *root = load(path, &why, &absent);
+	const cJSON *v;
+
+	buf_free(&why);
+	memset(r, 0, sizeof(*r));
+	if (!root)
+		return false;
+	r->name = get_str(a, root, "phase");
+	r->outcome = get_str(a, root, "outcome");
+	r->reason = get_str(a, root, "reason");
+	r->start_time = get_str(a, root, "start_time");
+	r->end_time = get_str(a, root, "end_time");
+	if ((v = item(root, "exit_code")) && cJSON_IsNumber(v)) {
+		r->has_exit_code = true;
+		r->exit_code = v->valueint;
+	}
+	cJSON_Delete(root);
+	return r->outcome != NULL;
 }

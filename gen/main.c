@@ -96,6 +96,13 @@ static const struct command commands[] = {
 	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
 	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
 	 "as the job's end, with a warning, rather than waited on forever.\n"},
+	{"phase", cmd_phase, "phase phases/NAME.stamp",
+	 "Run in the build dir (ninja does): the campaign's prepare or cleanup phase,\n"
+	 "phases/NAME.sh (from the scenario's [prepare] / [cleanup] commands), under\n"
+	 "its time limit (TERM, then KILL 5 s later, to the whole process group).\n"
+	 "Output goes to phases/NAME/output.txt, the outcome (passed, failed,\n"
+	 "timeout, interrupted) to phases/NAME.json; the stamp is written only when\n"
+	 "every command succeeded. Exit status 0 iff it passed.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
 	{"report", cmd_report, "report BUILD_DIR [--check]",
@@ -109,7 +116,9 @@ static const struct command commands[] = {
 	 "  --check   exit status 1 when any run did not pass\n"},
 	{"run", cmd_run, "run [gen options]",
 	 "kunai gen, then `ninja -C BUILD_DIR -k 0 run` (SIGINT and SIGTERM are passed\n"
-	 "on), then `ninja report`, then a table of the outcomes. Exit status 1\n"
+	 "on), then `ninja cleanup` when the scenario has a cleanup phase (after an\n"
+	 "interruption too; its failure is reported, not counted), then `ninja\n"
+	 "report`, then a table of the outcomes. Exit status 1\n"
 	 "when any run did not pass, 128+N when stopped by signal N.\n"},
 	{"status", cmd_status, "status BUILD_DIR",
 	 "One line per run: its outcome, or for a run under way its live state\n"

@@ -138,11 +138,20 @@ struct test_case {
 	bool has_sol;
 };
 
+/* A campaign phase (the scenario's [prepare] or [cleanup]): shell commands
+ * run in order from the build dir, the first failure ending it. */
+struct phase {
+	struct strlist commands;
+	long time_limit; /* seconds, for the whole phase */
+	struct toml_pos pos;
+};
+
 struct scenario {
 	const char *path;
 	const char *name;
 	bool job_status_check;
 	struct scenario *pre_test, *post_test; /* hooks, NULL: none */
+	struct phase *prepare, *cleanup;       /* NULL: none */
 	struct test_case *cases;
 	size_t n_cases;
 };

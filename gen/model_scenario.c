@@ -538,6 +538,47 @@ load_hook(struct mctx *c, const struct toml_value *root, const char *key)
 	return m_load_scenario(c, f, &hd->tests, true);
 }
 
+/* [prepare] / [cleanup]: commands = ["..."], time_limit = "HH:MM:SS"
+ * (default 10 minutes). NULL when absent or reported. */
+static struct phase *
+load_phase(struct mctx *c, const struct toml_value *root, const char *key)
+{
+	static const char *const keys[] = {"commands", "time_limit", NULL};
+	const struct toml_value *t = m_table(c, root, key);
+	const struct toml_keyval *kv;
+	struct phase *ph;
+	const char *s = NULL;
+	size_t i;
+
+	if (!t)
+		return NULL;
+	ph = arena_alloc(c->a, sizeof(*ph));
+	ph->pos = m_kv(root, key)->pos;
+	ph->time_limit = 600;
+	m_check_keys(c, t, keys);
+	if (!m_strlist(c, t, "commands", &ph->commands))
+		return NULL;
+	if (!m_kv(t, "commands") || !ph->commands.len) {
+		merr(c, ph->pos, "[%s] needs commands = [\"...\", ...]", key);
+		return NULL;
+	}
+	for (i = 0; i < ph->commands.len; i++)
+		if (!ph->commands.items[i][0]) {
+			merr(c, ph->commands.pos[i], "an empty command");
+			return NULL;
+		}
+	if ((kv = m_kv(t, "time_limit")) && m_str(c, t, "time_limit", false, &s) && s) {
+		ph->time_limit = model_parse_time(s);
+		if (ph->time_limit <= 0) {
+			merr(c, kv->value->pos, "invalid time_limit '%s' (MM, MM:SS, HH:MM:SS, D-HH, "
+			                        "D-HH:MM, D-HH:MM:SS, or Ns/m/h/d/w, at least one second)",
+			     m_shown(c, s));
+			return NULL;
+		}
+	}
+	return ph;
+}
+
 struct scenario *
 m_load_scenario(struct mctx *c, struct mfile *f, const struct pool *tests, bool hook)
 {
@@ -567,8 +608,11 @@ m_load_scenario(struct mctx *c, struct mfile *f, const struct pool *tests, bool 
 	m_check_reports(c, root);
 	if (hook && (kv = m_kv(root, "presets") ? m_kv(root, "presets") : m_kv(root, "prepare") ? m_kv(root, "prepare") : m_kv(root, "cleanup")))
 		merr(c, kv->pos, "a hook cannot have '%s' (only the campaign's scenario)", kv->key);
-	else if (!hook)
+	else if (!hook) {
 		m_check_presets(c, root);
+		sc->prepare = load_phase(c, root, "prepare");
+		sc->cleanup = load_phase(c, root, "cleanup");
+	}
 	if (hook && (m_kv(root, "pre_test") || m_kv(root, "post_test"))) {
 		kv = m_kv(root, "pre_test") ? m_kv(root, "pre_test") : m_kv(root, "post_test");
 		merr(c, kv->pos, "a hook cannot have hooks of its own");

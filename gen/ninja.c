@@ -15,7 +15,7 @@
 /* Targets kunai defines itself; a test id must not take their name. */
 static const char *const reserved[] = {
 	"run", "report", "scripts", "always", "build.ninja", "local.ninja", "kunai.json",
-	"clean", "all", "default", NULL,
+	"clean", "all", "default", "prepare", "cleanup", "phases", NULL,
 };
 
 const char *
@@ -133,6 +133,13 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		bar = true;
 		path_in(b, r->deps[j].first_dir, "kunai.started");
 	}
+	/* the campaign's prepare phase: a precondition, not an input (a
+	 * changed prepare reruns itself, not the runs) */
+	if (sc->prepare) {
+		buf_puts(b, bar ? " " : " || ");
+		bar = true;
+		buf_puts(b, "phases/prepare.stamp");
+	}
 	/* end_post_comp: the other case is built too, in parallel (a validation
 	 * orders nothing) */
 	bar = false;
@@ -196,9 +203,19 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 		buf_putc(b, '\n');
 	}
 
+	/* phases: prepare once per change of its commands (a stamp), cleanup
+	 * every time it is asked for, outside `run`, so that a failed run does
+	 * not keep it from running: `kunai run` builds it after `run` */
+	buf_puts(b, "\nbuild always: phony\n");
+	if (sc->prepare)
+		buf_puts(b, "build phases/prepare.stamp: phase phases/prepare.sh\n"
+		            "build prepare: phony phases/prepare.stamp\n");
+	if (sc->cleanup)
+		buf_puts(b, "build phases/cleanup.stamp: phase phases/cleanup.sh | always\n"
+		            "build cleanup: phony phases/cleanup.stamp\n");
+
 	/* `kunai report` grades every run whose report.json is older than its
 	 * results, then summarises: one process, whatever ran or not */
-	buf_puts(b, "\nbuild always: phony\n");
 	buf_puts(b, "build report/summary.json: report | always\n");
 	buf_puts(b, "build report: phony report/summary.json\n");
 	/* gen wrote every script; ninja regenerates them with build.ninja */

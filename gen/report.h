@@ -118,7 +118,22 @@ struct summary {
 	size_t n_runs;
 };
 
+/* phases/NAME.json: how the campaign's prepare or cleanup phase ended. */
+struct phase_record {
+	const char *name;    /* prepare, cleanup */
+	const char *outcome; /* passed, failed, timeout, interrupted */
+	const char *reason;  /* NULL when passed */
+	const char *start_time, *end_time;
+	bool has_exit_code;
+	int exit_code;
+};
+
 /* ---- json_report.c: the JSON side (cJSON) ---------------------------------- */
+
+/* Appends r as phases/NAME.json text. */
+void json_write_phase(const struct phase_record *r, struct buf *out);
+/* Reads phases/NAME.json. Returns false when absent or invalid. */
+bool json_load_phase(struct arena *a, const char *path, struct phase_record *r);
 
 /* Reads kunai.json. Returns false after reporting "path: error". */
 bool json_load_plan(struct arena *a, const char *path, struct plan *p);
