@@ -60,10 +60,12 @@ krun() {
 	[ "$(wc -l <out/prepared.txt)" -eq 1 ]
 	[ "$(wc -l <out/cleaned.txt)" -eq 2 ]
 	# new commands: prepare again, the runs not
+	cp out/a/0/job.json job0.json
 	scenario '["echo y >> prepared.txt"]' '["true"]'
 	run krun
 	[ "$status" -eq 0 ]
 	[ "$(wc -l <out/prepared.txt)" -eq 2 ]
+	cmp job0.json out/a/0/job.json
 	run "$KUNAI" status out
 	[ "${lines[0]%% at *}" = "prepare: passed" ]
 	[ "${lines[1]%% at *}" = "cleanup: passed" ]
