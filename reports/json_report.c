@@ -207,6 +207,14 @@ json_load_plan(struct arena *a, const char *path, struct plan *p)
 	runs = json_item(root, "runs");
 	p->scenario = json_get_str(a, sc, "name");
 	p->scheduler = json_get_str(a, json_item(root, "system"), "scheduler");
+	if (cJSON_IsArray(json_item(root, "presets"))) {
+		const cJSON *e;
+		p->presets = arena_alloc(a, ((size_t)cJSON_GetArraySize(json_item(root, "presets")) + 1) *
+		                                sizeof(*p->presets));
+		cJSON_ArrayForEach(e, json_item(root, "presets"))
+			if (cJSON_IsString(e))
+				p->presets[p->n_presets++] = arena_strdup(a, e->valuestring);
+	}
 	p->system = json_get_str(a, json_item(root, "system"), "name");
 	if (!p->scenario || !cJSON_IsArray(tests) || !cJSON_IsArray(runs))
 		ok = plan_error(path, "not a kunai.json (no scenario name, scenario.Tests or runs)", NULL);

@@ -70,6 +70,8 @@ struct plan {
 	size_t n_tests;
 	struct plan_run *runs;
 	size_t n_runs;
+	const char **presets; /* the preset chain gen applied, in order */
+	size_t n_presets;
 };
 
 /* How a value compares with its reference. */

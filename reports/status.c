@@ -241,6 +241,32 @@ row_elapsed(const struct row *r, double now)
 	return -1;
 }
 
+/* One line per phase the build dir has: how it last ended, or "not run". */
+static void
+print_phases(struct arena *a, const char *dir)
+{
+	static const char *const names[] = {"prepare", "cleanup"};
+	struct phase_record r;
+	struct buf p = {0};
+	size_t i;
+
+	for (i = 0; i < LEN(names); i++) {
+		p.len = 0;
+		buf_printf(&p, "%s/phases/%s.sh", dir, names[i]);
+		if (access(p.data, F_OK) != 0)
+			continue;
+		p.len = 0;
+		buf_printf(&p, "%s/phases/%s.json", dir, names[i]);
+		if (!json_load_phase(a, p.data, &r))
+			printf("%s: not run\n", names[i]);
+		else if (r.reason)
+			printf("%s: %s (%s) at %s\n", names[i], r.outcome, r.reason, r.end_time ? r.end_time : "-");
+		else
+			printf("%s: %s at %s\n", names[i], r.outcome, r.end_time ? r.end_time : "-");
+	}
+	buf_free(&p);
+}
+
 static void
 print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 {
@@ -268,6 +294,12 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 		for (c = 0; c < 5; c++)
 			if (strlen(cells[i][c]) > w[c])
 				w[c] = strlen(cells[i][c]);
+	}
+	if (p->n_presets) {
+		printf("presets:");
+		for (i = 0; i < p->n_presets; i++)
+			printf(" %s", p->presets[i]);
+		printf("\n");
 	}
 	printf("%-*s  %-*s  %-*s  %-*s  %-*s  REASON\n", (int)w[0], head[0], (int)w[1], head[1], (int)w[2],
 	       head[2], (int)w[3], head[3], (int)w[4], head[4]);
@@ -344,6 +376,7 @@ cmd_status(int argc, char **argv)
 	}
 	if (any_slurm)
 		query_slurm(&a, rows, p.n_runs);
+	print_phases(&a, argv[1]);
 	print_rows(&a, &p, rows, p.n_runs);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 done:

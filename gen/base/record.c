@@ -132,3 +132,42 @@ record_job_read(struct arena *a, const char *path, struct job_record *j, struct 
 	}
 	return 1;
 }
+
+/* ---- phases/NAME.json ---------------------------------------------------------- */
+
+void
+json_write_phase(const struct phase_record *r, struct buf *out)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "phase", r->name);
+	cJSON_AddStringToObject(o, "outcome", r->outcome);
+	if (r->reason)
+		cJSON_AddStringToObject(o, "reason", r->reason);
+	if (r->has_exit_code)
+		cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
+	cJSON_AddStringToObject(o, "start_time", r->start_time);
+	cJSON_AddStringToObject(o, "end_time", r->end_time);
+	json_print(o, out);
+}
+
+bool
+json_load_phase(struct arena *a, const char *path, struct phase_record *r)
+{
+	struct buf why = {0};
+	bool absent;
+	cJSON *root = json_load(path, &why, &absent);
+
+	buf_free(&why);
+	memset(r, 0, sizeof(*r));
+	if (!root)
+		return false;
+	r->name = json_get_str(a, root, "phase");
+	r->outcome = json_get_str(a, root, "outcome");
+	r->reason = json_get_str(a, root, "reason");
+	r->start_time = json_get_str(a, root, "start_time");
+	r->end_time = json_get_str(a, root, "end_time");
+	r->has_exit_code = json_get_int(root, "exit_code", &r->exit_code);
+	cJSON_Delete(root);
+	return r->outcome != NULL;
+}

@@ -1,5 +1,6 @@
 /* record.h: what the runner and the reports share: the outcome vocabulary
- * (DESIGN 12) and DIR/job.json, the runner's record of one run. */
+ * (DESIGN 12), DIR/job.json, the runner's record of one run, and
+ * phases/NAME.json, a campaign phase's. */
 #ifndef KUNAI_RECORD_H
 #define KUNAI_RECORD_H
 
@@ -59,5 +60,20 @@ bool record_job_write(const struct job_record *j, struct buf *out);
 int record_job_read(struct arena *a, const char *path, struct job_record *j, struct buf *why);
 /* The outcome class of a record that has one; false when it has none. */
 bool record_outcome(const struct job_record *j, enum outcome *o);
+
+/* phases/NAME.json: how the campaign's prepare or cleanup phase ended. */
+struct phase_record {
+	const char *name;    /* prepare, cleanup */
+	const char *outcome; /* passed, failed, timeout, interrupted */
+	const char *reason;  /* NULL when passed */
+	const char *start_time, *end_time;
+	bool has_exit_code;
+	int exit_code;
+};
+
+/* Appends r as phases/NAME.json text. */
+void json_write_phase(const struct phase_record *r, struct buf *out);
+/* Reads phases/NAME.json. Returns false when absent or invalid. */
+bool json_load_phase(struct arena *a, const char *path, struct phase_record *r);
 
 #endif

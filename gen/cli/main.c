@@ -12,6 +12,7 @@
 #include "gen/toml/toml.h"
 #include "gen/write/gen.h"
 #include "reports/compare.h"
+#include "reports/export.h"
 #include "reports/report.h"
 #include "reports/plot/plot.h"
 #include "rules/job/job.h"
@@ -33,7 +34,7 @@ static int cmd_toml2json(int argc, char **argv);
 static const struct command commands[] = {
 	{"gen", cmd_gen,
 	 "gen --system-config FILE --test-scenario FILE [--tests-dir DIR] [--hook-dir DIR]\n"
-	 "            [-o DIR] [--set KEY=VALUE]...",
+	 "            [-o DIR] [--preset NAME]... [--set KEY=VALUE]...",
 	 "Compile the campaign into a Ninja build dir (-o DIR, or --output-dir DIR;\n"
 	 "default: the system's output_path/<scenario name>): build.ninja, one job\n"
 	 "script and env_vars.sh per run (<id>/<iteration>[/<step>]), kunai.json.\n"
@@ -47,11 +48,24 @@ static const struct command commands[] = {
 	 "  -o, --output-dir DIR    the build dir\n"
 	 "  --set KEY=VALUE         override a field, e.g. Tests.1.cmd_args.iters=50\n"
 	 "                          (system fields: system.KEY); repeatable\n"
+	 "  --preset NAME           apply the scenario's [presets.NAME] overrides (its\n"
+	 "                          extends first); repeatable; before every --set\n"
 	 "  --enable-cache-without-check   accepted for CloudAI compatibility\n"
 	 "CloudAI's older spellings (--system_config_path, --test_scenario_path,\n"
 	 "--tests_dir, --output_dir, --mode dry-run) are accepted too.\n"},
 	{"dry-run", cmd_dry_run, "dry-run [gen options]",
 	 "kunai gen, then `ninja scripts`: every job script, nothing submitted.\n"},
+	{"export", cmd_export, "export BUILD_DIR -o FILE.tar.gz | export --list ARCHIVE|BUILD_DIR",
+	 "Pack what a later analysis needs into FILE.tar.gz, paths relative to the\n"
+	 "build dir: kunai.json, build.ninja, each run's job.json, report.json,\n"
+	 "stdout.txt, stderr.txt and script (and those of its attempt-N/), the\n"
+	 "phases/ logs and the report/ folder. ustar, compressed by gzip -n.\n"
+	 "Links are not followed. The file appears complete or not at all.\n\n"
+	 "  --list PATH   open PATH as report --history and compare do (an\n"
+	 "                archive is checked and extracted to a temp dir, then\n"
+	 "                removed) and print its files. An archive that is\n"
+	 "                truncated, or holds absolute paths, '..' parts, links\n"
+	 "                or devices, or no kunai.json, is refused (exit 1).\n"},
 	{"grade", cmd_grade, "grade DIR/report.json",
 	 "Run in the build dir (ninja does): grade one run from what its dir holds\n"
 	 "(job.json, stdout.txt) and write DIR/report.json: outcome, reason, exit\n"
@@ -85,6 +99,13 @@ static const struct command commands[] = {
 	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
 	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
 	 "as the job's end, with a warning, rather than waited on forever.\n"},
+	{"phase", cmd_phase, "phase phases/NAME.stamp",
+	 "Run in the build dir (ninja does): the campaign's prepare or cleanup phase,\n"
+	 "phases/NAME.sh (from the scenario's [prepare] / [cleanup] commands), under\n"
+	 "its time limit (TERM, then KILL 5 s later, to the whole process group).\n"
+	 "Output goes to phases/NAME/output.txt, the outcome (passed, failed,\n"
+	 "timeout, interrupted) to phases/NAME.json; the stamp is written only when\n"
+	 "every command succeeded. Exit status 0 iff it passed.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
 	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg",
@@ -117,12 +138,14 @@ static const struct command commands[] = {
 	 "                least 3 earlier ones by more than its tolerance (the\n"
 	 "                reference's, else 5%) of their median; --check fails then\n"},
 	{"run", cmd_run, "run [--rerun] [gen options]",
-	 "kunai gen, then `ninja -C BUILD_DIR -k 0 run` (SIGINT and SIGTERM are passed\n"
-	 "on), then `ninja report`, then a table of the outcomes. While it runs, one\n"
-	 "line (on a terminal) or a line per finished run shows done/total, passed,\n"
-	 "failed, running, pending on the scheduler and the elapsed time. When\n"
-	 "nothing needed running it says when the results are from. Exit status 1\n"
-	 "when any run did not pass, 128+N when stopped by signal N.\n\n"
+	 "kunai gen, then `ninja -C BUILD_DIR -k 0 -j 0 run` (SIGINT and SIGTERM are passed\n"
+	 "on), then `ninja cleanup` when the scenario has a cleanup phase (after an\n"
+	 "interruption too; its failure is reported, not counted), then `ninja\n"
+	 "report`, then a table of the outcomes. While it runs, one line (on a\n"
+	 "terminal) or a line per finished run shows done/total, passed, failed,\n"
+	 "running, pending on the scheduler and the elapsed time. When nothing\n"
+	 "needed running it says when the results are from. Exit status 1 when any\n"
+	 "run did not pass, 128+N when stopped by signal N.\n\n"
 	 "  --rerun   run every run again (`ninja -t clean run` first; earlier\n"
 	 "            attempts are kept)\n"},
 	{"status", cmd_status, "status BUILD_DIR",

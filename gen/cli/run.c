@@ -152,6 +152,36 @@ ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/* Says how phase name ended when it did not pass (phases/NAME.json), or
+ * that it did not run. */
+static void
+say_phase(struct arena *a, const char *dir, const char *name, const char *then)
+{
+	struct phase_record r;
+	struct buf p = {0};
+
+	buf_printf(&p, "%s/phases/%s.json", dir, name);
+	if (json_load_phase(a, p.data, &r))
+		fprintf(stderr, "kunai: run: %s %s: %s (%s/phases/%s/output.txt); %s\n", name, r.outcome,
+		        r.reason ? r.reason : "-", dir, name, then);
+	else
+		fprintf(stderr, "kunai: run: %s did not run; %s\n", name, then);
+	buf_free(&p);
+}
+
+/* Is there dir/rel? */
+static bool
+exists(const char *dir, const char *rel)
+{
+	struct buf p = {0};
+	bool r;
+
+	buf_printf(&p, "%s/%s", dir, rel);
+	r = access(p.data, F_OK) == 0;
+	buf_free(&p);
+	return r;
+}
+
 static void
 print_table(const struct summary *s)
 {
@@ -203,6 +233,7 @@ cmd_run(int argc, char **argv)
 	static const char *const run_args[] = {"-k", "0", "-j", "0", "run"};
 	static const char *const report_args[] = {"report"};
 	static const char *const clean_args[] = {"-t", "clean", "run"};
+	static const char *const cleanup_args[] = {"cleanup"};
 	struct sigaction sa;
 	struct buf dir = {0}, path = {0};
 	struct arena a = {0};
@@ -254,6 +285,16 @@ cmd_run(int argc, char **argv)
 	st = ninja(dir.data, run_args, LEN(run_args), &pr);
 	if (st < 0)
 		goto done;
+	if (exists(dir.data, "phases/prepare.sh") && !exists(dir.data, "phases/prepare.stamp"))
+		say_phase(&a, dir.data, "prepare", "no run started");
+	/* after the last run, whatever the outcomes, interrupted too (a second
+	 * Ctrl-C stops it, and it says so) */
+	if (exists(dir.data, "phases/cleanup.sh")) {
+		if (stop_signal)
+			fprintf(stderr, "kunai: run: interrupted; running cleanup (Ctrl-C again stops it)\n");
+		if (ninja(dir.data, cleanup_args, LEN(cleanup_args), NULL) != 0)
+			say_phase(&a, dir.data, "cleanup", "the runs' outcomes stand");
+	}
 	if (stop_signal) {
 		/* the user asked to stop: no report; ninja has cancelled the runs */
 		fprintf(stderr, "kunai: run: interrupted; `ninja -C %s report` reports what finished\n", dir.data);

@@ -365,9 +365,17 @@ model_load(struct arena *a, const struct model_opts *o)
 		warn("no system configuration (--system-config)");
 		return NULL;
 	}
+	/* presets live in the scenario and may set system keys too: read it
+	 * first (only then, so that the inputs keep their usual order) */
+	if (o->n_presets && o->scenario_path &&
+	    !m_resolve_presets(&c, mfile_read(&c, o->scenario_path), o->presets, o->n_presets,
+	                       o->overrides, o->n_overrides, cp)) {
+		m_flush(&c);
+		return NULL;
+	}
 	/* every path below reports and goes on, so one run shows every error */
 	f = mfile_read(&c, o->system_path);
-	m_apply_overrides(&c, f->root, o->overrides, o->n_overrides, true);
+	m_apply_overrides(&c, f->root, cp->overrides, cp->n_overrides, true);
 	if (f->root)
 		cp->system = m_load_system(&c, f->path, f->root, true);
 	/* checks against the system are skipped when it failed: no cascades */
@@ -382,7 +390,7 @@ model_load(struct arena *a, const struct model_opts *o)
 		qsort(cp->tests, cp->n_tests, sizeof(*cp->tests), cmp_def);
 	if (o->scenario_path) {
 		f = mfile_read(&c, o->scenario_path);
-		m_apply_overrides(&c, f->root, o->overrides, o->n_overrides, false);
+		m_apply_overrides(&c, f->root, cp->overrides, cp->n_overrides, false);
 		c.hook_dir = o->hook_dir ? o->hook_dir : default_hook_dir(a, o->scenario_path);
 		if (f->root)
 			cp->scenario = m_load_scenario(&c, f, &tests, false);

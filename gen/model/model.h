@@ -139,11 +139,20 @@ struct test_case {
 	bool has_sol;
 };
 
+/* A campaign phase (the scenario's [prepare] or [cleanup]): shell commands
+ * run in order from the build dir, the first failure ending it. */
+struct phase {
+	struct strlist commands;
+	long time_limit; /* seconds, for the whole phase */
+	struct toml_pos pos;
+};
+
 struct scenario {
 	const char *path;
 	const char *name;
 	bool job_status_check;
 	struct scenario *pre_test, *post_test; /* hooks, NULL: none */
+	struct phase *prepare, *cleanup;       /* NULL: none */
 	struct test_case *cases;
 	size_t n_cases;
 };
@@ -155,6 +164,11 @@ struct scenario {
  * as a string when it is not one. See model_set.c. */
 struct override {
 	const char *key, *value;
+	/* from a preset (model_preset.c): its name, the value as parsed
+	 * (value is its TOML text) and where the key is; NULL for --set */
+	const char *preset;
+	const struct toml_value *val;
+	struct toml_pos pos;
 };
 
 struct campaign {
@@ -163,14 +177,18 @@ struct campaign {
 	size_t n_tests;
 	struct scenario *scenario;
 	struct strlist inputs; /* every TOML file read, for the regenerate rule */
-	const struct override *overrides;
+	const struct override *overrides; /* the presets', then --set's */
 	size_t n_overrides;
+	const char **presets; /* the resolved chain, in the order applied */
+	size_t n_presets;
 };
 
 struct model_opts {
 	const char *system_path, *tests_dir, *scenario_path, *hook_dir;
 	const struct override *overrides;
 	size_t n_overrides;
+	const char *const *presets; /* --preset NAME, in order */
+	size_t n_presets;
 };
 
 /* Loads and validates the whole campaign. Returns NULL after printing every

@@ -79,6 +79,7 @@ struct mctx {
 	/* gen: a test definition's errors count only when a scenario uses it;
 	 * verify-configs reports every file */
 	bool lenient_tests;
+	bool presets_checked; /* the scenario's [presets] were validated */
 };
 
 /* model.c */
@@ -181,6 +182,16 @@ bool m_apply_overrides(struct mctx *c, struct toml_value *root, const struct ove
  * key by key; everything else replaces). Neither input is modified. */
 struct toml_value *m_merge(struct arena *a, const struct toml_value *base,
                            const struct toml_value *over, const char *const *keys);
+
+/* model_preset.c */
+/* Validates root's [presets] table (once): shapes, extends names, cycles.
+ * Returns false after reporting. */
+bool m_check_presets(struct mctx *c, const struct toml_value *root);
+/* Resolves --preset names against scenario f: cp->overrides becomes every
+ * preset's overrides (extends first, each preset once) followed by sets,
+ * cp->presets the chain. Returns false after reporting. */
+bool m_resolve_presets(struct mctx *c, const struct mfile *f, const char *const *names, size_t n,
+                       const struct override *sets, size_t n_sets, struct campaign *cp);
 
 /* model_system.c: system TOML (root of f) -> system; NULL after reporting.
  * runnable false (verify-configs) also accepts lsf and runai systems. */

@@ -12,7 +12,9 @@
 #include "gen/workloads/workload.h"
 
 static const char *const scenario_keys[] = {
-	"name", "job_status_check", "pre_test", "post_test", "sol_path", "reports", "Tests", NULL,
+	"name", "job_status_check", "pre_test", "post_test", "sol_path", "reports", "Tests",
+	/* kunai's own: campaign presets and phases (CloudAI rejects them) */
+	"presets", "prepare", "cleanup", NULL,
 };
 
 #define CASE_KEYS                                                                         \
@@ -543,6 +545,48 @@ load_hook(struct mctx *c, const struct toml_value *root, const char *key)
 	return m_load_scenario(c, f, &hd->tests, true);
 }
 
+/* [prepare] / [cleanup]: commands = ["..."], time_limit = "HH:MM:SS"
+ * (default 10 minutes). NULL when absent or reported. */
+static struct phase *
+load_phase(struct mctx *c, const struct toml_value *root, const char *key)
+{
+	static const char *const keys[] = {"commands", "time_limit", NULL};
+	const struct toml_value *t = m_table(c, root, key);
+	const struct toml_keyval *kv;
+	struct phase *ph;
+	const char *s = NULL;
+	size_t i;
+
+	if (!t)
+		return NULL;
+	ph = arena_alloc(c->a, sizeof(*ph));
+	ph->pos = m_kv(root, key)->pos;
+	ph->time_limit = 600;
+	m_check_keys(c, t, keys);
+	if (!m_strlist(c, t, "commands", &ph->commands))
+		return NULL;
+	if (!m_kv(t, "commands") || !ph->commands.len) {
+		merr(c, ph->pos, "[%s] needs commands = [\"...\", ...]", key);
+		return NULL;
+	}
+	for (i = 0; i < ph->commands.len; i++)
+		if (!ph->commands.items[i][0]) {
+			merr(c, ph->commands.pos[i], "an empty command");
+			return NULL;
+		}
+	if ((kv = m_kv(t, "time_limit")) && m_str(c, t, "time_limit", false, &s) && s) {
+		bool slurm_only;
+		ph->time_limit = model_parse_time(s, &slurm_only);
+		if (ph->time_limit <= 0) {
+			merr(c, kv->value->pos, "invalid time_limit '%s' (H:M:S, H:M, D-H:M:S, or a number "
+			                        "with s, m, h, d or w; at least one second)",
+			     m_shown(c, s));
+			return NULL;
+		}
+	}
+	return ph;
+}
+
 struct scenario *
 m_load_scenario(struct mctx *c, struct mfile *f, const struct pool *tests, bool hook)
 {
@@ -570,6 +614,13 @@ m_load_scenario(struct mctx *c, struct mfile *f, const struct pool *tests, bool 
 	m_bool(c, root, "job_status_check", &sc->job_status_check);
 	m_str(c, root, "sol_path", false, &sol_path);
 	m_check_reports(c, root);
+	if (hook && (kv = m_kv(root, "presets") ? m_kv(root, "presets") : m_kv(root, "prepare") ? m_kv(root, "prepare") : m_kv(root, "cleanup")))
+		merr(c, kv->pos, "a hook cannot have '%s' (only the campaign's scenario)", kv->key);
+	else if (!hook) {
+		m_check_presets(c, root);
+		sc->prepare = load_phase(c, root, "prepare");
+		sc->cleanup = load_phase(c, root, "cleanup");
+	}
 	if (hook && (m_kv(root, "pre_test") || m_kv(root, "post_test"))) {
 		kv = m_kv(root, "pre_test") ? m_kv(root, "pre_test") : m_kv(root, "post_test");
 		merr(c, kv->pos, "a hook cannot have hooks of its own");

@@ -14,6 +14,7 @@
  * string. Errors say "kunai: --set KEY: ..."; errors in the value found by
  * validation are located at "--set KEY:1:1". */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,26 @@ m_merge(struct arena *a, const struct toml_value *base, const struct toml_value 
 		}
 	}
 	return r;
+}
+
+/* Reports an error of override o: "kunai: --set KEY: ...", or for a
+ * preset's key, located there: "path:line:col: error: preset NAME, KEY: ...". */
+static void __attribute__((format(printf, 3, 4)))
+ov_error(struct mctx *c, const struct override *o, const char *fmt, ...)
+{
+	struct buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (o->preset) {
+		merr(c, o->pos, "preset %s, %s: %s", o->preset, o->key, b.data);
+	} else {
+		warn("--set %s: %s", o->key, b.data);
+		c->errors++;
+	}
+	buf_free(&b);
 }
 
 /* Positions of a --set value: its own text, from column 1. */
@@ -204,15 +225,13 @@ array_elem(struct mctx *c, const struct override *o, struct toml_array *arr, con
 	}
 	buf_free(&tmp);
 	if (nhits > 1) {
-		warn("--set %s: '%s' is ambiguous (quote the id, e.g. Tests.\"a.b\".iterations)",
-		     o->key, parts[*i]);
-		c->errors++;
+		ov_error(c, o, "'%s' is ambiguous (quote the id, e.g. Tests.\"a.b\".iterations)",
+		         parts[*i]);
 		return NULL;
 	}
 	if (!hit) {
-		warn("--set %s: no element '%s' (an array has elements 1 to %zu, or test ids)",
-		     o->key, m_shown(c, parts[*i]), arr->len);
-		c->errors++;
+		ov_error(c, o, "no element '%s' (an array has elements 1 to %zu, or test ids)",
+		         m_shown(c, parts[*i]), arr->len);
 		return NULL;
 	}
 	*i += used;
@@ -232,7 +251,13 @@ apply(struct mctx *c, struct toml_value *root, const struct override *o, const c
 	sprintf(where, "--set %s", o->key);
 	pos.path = where;
 	pos.line = pos.col = 1;
-	v = set_value(c, o, where);
+	if (o->val) {
+		/* a preset's value keeps its place in the scenario for later errors */
+		pos = o->pos;
+		v = (struct toml_value *)o->val;
+	} else {
+		v = set_value(c, o, where);
+	}
 	while (i < n) {
 		if (cur->type == TOML_ARRAY) {
 			if (!(slot = array_elem(c, o, cur->u.array, parts, n, &i)))
@@ -260,9 +285,7 @@ apply(struct mctx *c, struct toml_value *root, const struct override *o, const c
 			}
 			i++;
 		} else {
-			warn("--set %s: '%s' is %s, not a table", o->key, m_shown(c, parts[i - 1]),
-			     m_a_type(cur));
-			c->errors++;
+			ov_error(c, o, "'%s' is %s, not a table", m_shown(c, parts[i - 1]), m_a_type(cur));
 			return false;
 		}
 	}
@@ -281,10 +304,8 @@ m_apply_overrides(struct mctx *c, struct toml_value *root, const struct override
 		if (!key_parts(c, o[i].key, &parts, &np)) {
 			/* reported once, by the system's pass (which comes first) */
 			if (system) {
-				warn("--set %s: not a key (parts are separated by '.'; quote "
-				     "parts that contain dots or spaces)",
-				     o[i].key);
-				c->errors++;
+				ov_error(c, &o[i], "not a key (parts are separated by '.'; quote "
+				                   "parts that contain dots or spaces)");
 				ok = false;
 			}
 			continue;
@@ -293,8 +314,7 @@ m_apply_overrides(struct mctx *c, struct toml_value *root, const struct override
 		if (is_sys != system)
 			continue;
 		if (is_sys && np == 1) {
-			warn("--set %s: name a key of the system, e.g. system.gpus_per_node", o[i].key);
-			c->errors++;
+			ov_error(c, &o[i], "name a key of the system, e.g. system.gpus_per_node");
 			ok = false;
 			continue;
 		}

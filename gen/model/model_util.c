@@ -400,7 +400,7 @@ model_expand_hostlist(struct arena *a, const char *spec, struct strlist *out)
  * own tool names: a test id (also a phony target) must not take them. */
 static const char *const model_reserved_ids[] = {
 	"run", "report", "scripts", "always", "build.ninja", "local.ninja", "kunai.json",
-	"clean", "all", "default", NULL,
+	"clean", "all", "default", "prepare", "cleanup", "phases", NULL,
 };
 
 bool

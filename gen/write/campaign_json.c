@@ -135,6 +135,15 @@ scenario_json(const struct scenario *sc)
 		add_str(o, "pre_test", sc->pre_test->name);
 	if (sc->post_test)
 		add_str(o, "post_test", sc->post_test->name);
+	for (i = 0; i < 2; i++) {
+		const struct phase *ph = i ? sc->cleanup : sc->prepare;
+		cJSON *t;
+		if (!ph)
+			continue;
+		t = cJSON_AddObjectToObject(o, i ? "cleanup" : "prepare");
+		cJSON_AddItemToObject(t, "commands", strlist_json(&ph->commands));
+		cJSON_AddNumberToObject(t, "time_limit_seconds", (double)ph->time_limit);
+	}
 	cases = cJSON_AddArrayToObject(o, "Tests");
 	for (i = 0; i < sc->n_cases; i++) {
 		const struct test_case *tc = &sc->cases[i];
@@ -182,11 +191,18 @@ json_campaign(const struct campaign *c, const struct runlist *rl, struct buf *ou
 
 	cJSON_AddStringToObject(o, "generator", "kunai");
 	cJSON_AddItemToObject(o, "inputs", strlist_json(&c->inputs));
+	if (c->n_presets) {
+		sets = cJSON_AddArrayToObject(o, "presets");
+		for (i = 0; i < c->n_presets; i++)
+			cJSON_AddItemToArray(sets, cJSON_CreateString(c->presets[i]));
+	}
 	sets = cJSON_AddArrayToObject(o, "overrides");
 	for (i = 0; i < c->n_overrides; i++) {
 		cJSON *s = cJSON_CreateObject();
 		add_str(s, "key", c->overrides[i].key);
 		add_str(s, "value", c->overrides[i].value);
+		if (c->overrides[i].preset)
+			add_str(s, "preset", c->overrides[i].preset);
 		cJSON_AddItemToArray(sets, s);
 	}
 	cJSON_AddItemToObject(o, "system", system_json(c->system));

@@ -29,6 +29,8 @@ struct gen_opts {
 	bool cache_without_check;
 	struct override *sets;
 	size_t n_sets;
+	const char **presets;
+	size_t n_presets;
 };
 
 /* Where rendered files go: under root, or nowhere when root is NULL. */
@@ -109,7 +111,8 @@ gen_usage(const char *fmt, const char *arg)
 	fputs("kunai: ", stderr);
 	fprintf(stderr, fmt, arg);
 	fputs("\nusage: kunai gen --system-config FILE --test-scenario FILE [--tests-dir DIR]\n"
-	      "                 [--hook-dir DIR] [-o DIR | --output-dir DIR] [--set KEY=VALUE]...\n",
+	      "                 [--hook-dir DIR] [-o DIR | --output-dir DIR] [--preset NAME]...\n"
+	      "                 [--set KEY=VALUE]...\n",
 	      stderr);
 	return 2;
 }
@@ -162,6 +165,11 @@ parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 			o->sets[o->n_sets].key = arena_strndup(a, v, (size_t)(e - v));
 			o->sets[o->n_sets].value = e + 1;
 			o->n_sets++;
+		} else if (strcmp(name, "--preset") == 0) {
+			if (!*v)
+				return gen_usage("%s", "--preset needs a NAME");
+			o->presets = arena_grow(a, o->presets, o->n_presets, o->n_presets + 1, sizeof(*o->presets));
+			o->presets[o->n_presets++] = v;
 		} else if (strcmp(name, "--mode") == 0) {
 			if (strcmp(v, "dry-run") != 0 && strcmp(v, "gen") != 0)
 				return gen_usage("--mode %s is not supported here (use dry-run)", v);
@@ -174,6 +182,8 @@ parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 		return gen_usage("%s", "missing --test-scenario");
 	o->m.overrides = o->sets;
 	o->m.n_overrides = o->n_sets;
+	o->m.presets = o->presets;
+	o->m.n_presets = o->n_presets;
 	return 0;
 }
 
@@ -181,7 +191,7 @@ parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 static size_t
 regen_args(struct arena *a, const struct gen_opts *o, const char *out_dir, const char ***argv)
 {
-	const char **v = arena_alloc(a, (14 + 2 * o->n_sets) * sizeof(*v));
+	const char **v = arena_alloc(a, (14 + 2 * o->n_sets + 2 * o->n_presets) * sizeof(*v));
 	size_t n = 0, i;
 
 	v[n++] = "gen";
@@ -205,6 +215,11 @@ regen_args(struct arena *a, const struct gen_opts *o, const char *out_dir, const
 	}
 	if (o->cache_without_check)
 		v[n++] = "--enable-cache-without-check";
+	/* the names, not what they resolve to: an edited preset regenerates */
+	for (i = 0; i < o->n_presets; i++) {
+		v[n++] = "--preset";
+		v[n++] = o->presets[i];
+	}
 	for (i = 0; i < o->n_sets; i++) {
 		struct buf b = {0};
 		buf_printf(&b, "%s=%s", o->sets[i].key, o->sets[i].value);
@@ -466,6 +481,14 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
 		goto done;
 	emit(&sink, "kunai.json", &b);
+	if (c->scenario->prepare) {
+		phase_script(c->scenario->prepare, "prepare", c->scenario->path, &b);
+		emit(&sink, "phases/prepare.sh", &b);
+	}
+	if (c->scenario->cleanup) {
+		phase_script(c->scenario->cleanup, "cleanup", c->scenario->path, &b);
+		emit(&sink, "phases/cleanup.sh", &b);
+	}
 	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules"), cwd,
 	                  rargv, rargc, &b);
 	emit(&sink, "local.ninja", &b);

@@ -100,6 +100,13 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		bar = true;
 		path_in(b, r->deps[j].first_dir, "kunai.started");
 	}
+	/* the campaign's prepare phase: a precondition, not an input (a
+	 * changed prepare reruns itself, not the runs) */
+	if (sc->prepare) {
+		buf_puts(b, bar ? " " : " || ");
+		bar = true;
+		buf_puts(b, "phases/prepare.stamp");
+	}
 	/* end_post_comp: the other case is built too, in parallel (a validation
 	 * orders nothing) */
 	bar = false;
@@ -211,6 +218,15 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 	}
 
 	report_edges(b, rl);
+	/* phases: prepare once per change of its commands (a stamp), cleanup
+	 * every time it is asked for, outside `run`, so that a failed run does
+	 * not keep it from running: `kunai run` builds it after `run` */
+	if (sc->prepare)
+		buf_puts(b, "build phases/prepare.stamp: phase phases/prepare.sh\n"
+		            "build prepare: phony phases/prepare.stamp\n");
+	if (sc->cleanup)
+		buf_puts(b, "build phases/cleanup.stamp: phase phases/cleanup.sh | always\n"
+		            "build cleanup: phony phases/cleanup.stamp\n");
 	/* gen wrote every script; ninja regenerates them with build.ninja */
 	buf_puts(b, "build scripts: phony\n");
 	/* run depends on the per-case aliases, not on every stamp: ninja checks

@@ -62,6 +62,9 @@ struct job {
 /* `kunai job run|start`: returns the process exit status (0 passed, 1 not,
  * 2 usage). */
 int cmd_job(int argc, char **argv);
+/* `kunai phase phases/NAME.stamp`: runs the campaign phase NAME (rules/job/phase.c);
+ * returns the exit status. */
+int cmd_phase(int argc, char **argv);
 
 /* How a wait ended. */
 enum job_wait {

@@ -226,16 +226,16 @@ test_overrides(void)
 	struct mctx c = {0};
 	struct toml_value *root, *v;
 	struct override o[] = {
-		{"Tests.1.cmd_args.iters", "50"},
-		{"Tests.\"b.c\".iterations", "3"},
-		{"Tests.b.c.time_limit", "10m"},
-		{"name", "\"renamed\""},
-		{"Tests.2.new.deep", "[1, 2]"},
-		{"system.gpus_per_node", "4"},
+		{.key = "Tests.1.cmd_args.iters", .value = "50"},
+		{.key = "Tests.\"b.c\".iterations", .value = "3"},
+		{.key = "Tests.b.c.time_limit", .value = "10m"},
+		{.key = "name", .value = "\"renamed\""},
+		{.key = "Tests.2.new.deep", .value = "[1, 2]"},
+		{.key = "system.gpus_per_node", .value = "4"},
 	};
-	struct override bad1[] = {{"name.x", "1"}};
-	struct override bad2[] = {{"Tests.9.x", "1"}};
-	struct override bad3[] = {{"a..b", "1"}};
+	struct override bad1[] = {{.key = "name.x", .value = "1"}};
+	struct override bad2[] = {{.key = "Tests.9.x", .value = "1"}};
+	struct override bad3[] = {{.key = "a..b", .value = "1"}};
 	int saved, null;
 
 	c.a = &a;
