@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "reports/compare.h"
+#include "reports/export.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 
@@ -32,22 +33,32 @@ struct values {
 bool
 results_open(struct arena *a, const char *path, struct summary *s)
 {
+	struct export_src src = {0};
 	struct buf p = {0};
 	struct stat st;
-	bool ok;
+	size_t n = strlen(path);
+	bool ok, archive = false;
 
-	/* a build dir, or its report/summary.json; an exported archive would
-	 * be opened here too (the export's opener fills the same summary) */
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	/* a build dir, its report/summary.json, or an archive of kunai export
+	 * (checked and extracted whole by export_open before anything is read) */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !(n >= 5 && strcmp(path + n - 5, ".json") == 0)) {
+		if (!export_open(path, &src))
+			return false;
+		archive = true;
+		buf_printf(&p, "%s/report/summary.json", src.dir);
+	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		buf_printf(&p, "%s/report/summary.json", path);
-	else
+	} else {
 		buf_puts(&p, path);
-	if (stat(p.data, &st) != 0) {
-		warn("%s: no report/summary.json (run `kunai report %s` first)", path, path);
-		buf_free(&p);
-		return false;
 	}
-	ok = json_load_summary(a, p.data, s);
+	if (stat(p.data, &st) != 0) {
+		warn("%s: no report/summary.json (run `kunai report` on it first)", path);
+		ok = false;
+	} else {
+		ok = json_load_summary(a, p.data, s);
+	}
+	if (archive)
+		export_close(&src);
 	buf_free(&p);
 	return ok;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # kunai export BUILD_DIR -o FILE.tar.gz, and the safe way back in
-# (export_open, as `kunai export --list` uses it, and report --history and
-# compare will): truncated archives and entries outside the root are refused.
+# (export_open, as `kunai export --list`, report --history and compare use
+# it): truncated archives and entries outside the root are refused.
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -120,4 +120,22 @@ refused() {
 	echo 'not gzip' >plain.tar.gz
 	refused plain.tar.gz "no gzip header"
 	[ ! -e "$W/outside2" ]
+}
+
+@test "compare and report --history take an exported archive wherever they take a build dir" {
+	campaign
+	"$KUNAI" export out -o old.tar.gz >/dev/null
+	cp -R out new
+	run "$KUNAI" compare old.tar.gz new
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ "$output" == *"values in both"* ]]
+	run "$KUNAI" report new --history old.tar.gz
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	# what was extracted is gone again
+	[ -z "$(ls "$W/tmp")" ]
+	# a truncated archive is refused there too
+	head -c 200 old.tar.gz >cut.tar.gz
+	run "$KUNAI" compare cut.tar.gz new
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cut.tar.gz"* ]]
 }
