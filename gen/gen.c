@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "escape.h"
 #include "expand.h"
 #include "json.h"
 #include "manifest.h"
@@ -405,6 +406,49 @@ hooks_ok(struct arena *a, const struct campaign *c, const struct runlist *rl)
 	return true;
 }
 
+/* Every path and argument that local.ninja and build.ninja carry outside the
+ * model (which checks its own values): a line break there would end ninja's
+ * line and let the rest be read as ninja text. Returns false after reporting. */
+static const char *
+shown(struct arena *a, const char *s)
+{
+	char *t = arena_strdup(a, s), *p;
+
+	for (p = t; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = '?';
+	return t;
+}
+
+static bool
+ninja_safe(struct arena *a, const struct campaign *c, const char *cwd, const char *exe, const char *rules,
+           const char *const *argv, size_t argc)
+{
+	const char *what[3] = {cwd, exe, rules};
+	const char *name[3] = {"the current directory", "kunai's own path", "the rules dir"};
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (!ninja_expressible(what[i])) {
+			warn("%s ('%s') contains a line break, which ninja cannot express", name[i],
+			     shown(a, what[i]));
+			return false;
+		}
+	for (i = 0; i < argc; i++)
+		if (!ninja_expressible(argv[i])) {
+			warn("argument '%s' contains a line break, which local.ninja cannot express "
+			     "(it reruns this command)", shown(a, argv[i]));
+			return false;
+		}
+	for (i = 0; i < c->inputs.len; i++)
+		if (!ninja_expressible(c->inputs.items[i])) {
+			warn("input file '%s' has a line break in its path, which local.ninja cannot express",
+			     shown(a, c->inputs.items[i]));
+			return false;
+		}
+	return true;
+}
+
 /* Generates the build dir; on success its path goes to dir_out (if any). */
 static int
 generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
@@ -419,7 +463,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	size_t n_ws = 0, i;
 	struct buf b = {0}, dd = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
-	const char *out_dir, **rargv;
+	const char *out_dir, **rargv, *rules;
 	size_t rargc;
 	ssize_t n;
 	struct stat st;
@@ -452,6 +496,9 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	else if (getenv("KUNAI_DATADIR") && *getenv("KUNAI_DATADIR"))
 		o.rules_dir = path_join(&a, absolute(&a, cwd, kunai_datadir(&dd)), "rules");
 	rargc = regen_args(&a, &o, out_dir, &rargv);
+	rules = o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules");
+	if (!ninja_safe(&a, c, cwd, exe, rules, rargv, rargc))
+		goto done;
 	/* nothing can fail from here on but I/O: write the runs, then the graph */
 	sink.root = out_dir;
 	/* the build dir first, so that everything in it is made relative to it */
@@ -466,8 +513,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
 		goto done;
 	emit(&sink, "kunai.json", &b);
-	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules"), cwd,
-	                  rargv, rargc, &b);
+	ninja_write_local(c, exe, rules, cwd, rargv, rargc, &b);
 	emit(&sink, "local.ninja", &b);
 	ninja_write_build(c, &rl, &b);
 	emit(&sink, "build.ninja", &b);

@@ -286,3 +286,26 @@ T
 		[ "$status" -eq 0 ] || { echo "$s: $output"; false; }
 	done
 }
+
+@test "nothing with a line break reaches a ninja file: a test file's name, -o, the cwd" {
+	cp "$W/c/tests/sleep.toml" "$W/c/tests/"$'x\n  command = touch PWNED\n#.toml'
+	sed -i 's/^name = "sleep"/name = "sleep3"/' "$W/c/tests/"$'x\n'*
+	run --separate-stderr gen "$W/out"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "kunai: input file 'tests/x?  command = touch PWNED?#.toml' has a line break"* ]]
+	[ ! -e "$W/out" ]
+	rm "$W/c/tests/"$'x\n'*
+	run --separate-stderr gen "$W/out"$'\n#'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "kunai: argument '$W/out?#' contains a line break"* ]]
+	mkdir "$W/c/d"$'\n'
+	run --separate-stderr bash -c 'cd "$1" && "$2" gen --system-config ../system.toml --tests-dir ../tests --test-scenario ../scenario.toml -o "$3"' \
+		_ "$W/c/d"$'\n' "$KUNAI" "$W/out"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "kunai: the current directory ("*") contains a line break"* ]]
+	[ ! -e "$W/out" ]
+	run gen "$W/out"
+	[ "$status" -eq 0 ]
+	(cd "$W/out" && ninja -t query run >/dev/null)
+	[ ! -e "$W/c/PWNED" ] && [ ! -e "$W/out/PWNED" ]
+}
