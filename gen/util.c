@@ -283,6 +283,12 @@ error_at(const char *path, int line, int col, const char *fmt, ...)
 bool
 read_file(const char *path, struct buf *out)
 {
+	return read_file_max(path, out, 0, NULL);
+}
+
+bool
+read_file_max(const char *path, struct buf *out, size_t max, const char *what)
+{
 	int fd = 0;
 	char tmp[65536];
 	ssize_t n;
@@ -306,6 +312,12 @@ read_file(const char *path, struct buf *out)
 		}
 		if (n == 0)
 			break;
+		if (max && (size_t)n > max - out->len) {
+			warn("%s: larger than %zu bytes, the limit for %s", path, max, what);
+			if (fd)
+				close(fd);
+			return false;
+		}
 		buf_push(out, tmp, (size_t)n);
 	}
 	if (fd)

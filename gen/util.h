@@ -63,6 +63,9 @@ void error_at(const char *path, int line, int col, const char *fmt, ...)
 
 /* Reads a whole file (path "-" is stdin); returns false after reporting. */
 bool read_file(const char *path, struct buf *out);
+/* As read_file, but refuses (reporting "larger than max bytes, the limit
+ * for what") a file longer than max bytes; 0: no limit. */
+bool read_file_max(const char *path, struct buf *out, size_t max, const char *what);
 /* Writes via path.tmp + rename, creating missing parent directories; leaves
  * an identical file untouched. Returns false after reporting. */
 bool write_file_atomic(const char *path, const void *data, size_t len);
