@@ -40,8 +40,64 @@ struct sink {
 	struct buf path;
 	struct buf dir;   /* the directory of the last file made sure of */
 	bool fresh;       /* dir was made by this gen: its files are all new */
+	struct buf made;  /* the topmost dirs this gen made, each NUL-ended: a
+	                     failed gen removes them with what it wrote there */
 	bool ok;
 };
+
+/* Makes the directory rel (and its parents) under at, recording in made
+ * the topmost one that did not exist. Returns false after reporting. */
+static bool
+sink_dir(struct sink *s, int at, const char *rel, const char *path)
+{
+	struct buf p = {0};
+	char *c;
+	bool ok = true;
+
+	s->fresh = false;
+	if (mkdirat(at, rel, 0777) == 0) {
+		s->fresh = true;
+		buf_push(&s->made, rel, strlen(rel) + 1);
+		return true;
+	}
+	if (errno == EEXIST)
+		return true;
+	if (errno != ENOENT)
+		return warn("mkdir %s:", path), false;
+	buf_puts(&p, rel);
+	buf_putc(&p, '/');
+	for (c = p.data + 1; (c = strchr(c, '/')); c++) {
+		*c = '\0';
+		if (mkdirat(at, p.data, 0777) == 0) {
+			if (!s->fresh)
+				buf_push(&s->made, p.data, strlen(p.data) + 1);
+			s->fresh = true;
+		} else if (errno != EEXIST) {
+			warn("mkdir %s:", path);
+			ok = false;
+			break;
+		}
+		*c = '/';
+	}
+	buf_free(&p);
+	return ok;
+}
+
+/* Removes the dirs a failed gen made (with the files it wrote in them),
+ * newest first, so that the build dir is as it was. */
+static void
+sink_undo(struct sink *s)
+{
+	int at = s->mf && s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
+	size_t end = s->made.len, i;
+
+	while (end > 0) {
+		for (i = end - 1; i > 0 && s->made.data[i - 1]; i--)
+			;
+		remove_tree_at(at, s->made.data + i);
+		end = i;
+	}
+}
 
 /* Writes content as root/rel (only when it changed; atomically over an
  * existing file) and empties content for the next file. A file the
@@ -80,7 +136,7 @@ emit(struct sink *s, const char *rel, struct buf *content)
 		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
 			s->dir.len = 0;
 			buf_push(&s->dir, s->path.data, plen);
-			if (!make_dir_at(at, s->dir.data + off, s->dir.data, &s->fresh)) {
+			if (!sink_dir(s, at, s->dir.data + off, s->dir.data)) {
 				s->ok = false;
 				return;
 			}
@@ -382,7 +438,9 @@ render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct
 		pthread_join(w[i].thread, NULL);
 		ok = ok && w[i].ok;
 		buf_push(&out->mf_out, w[i].sink.mf_out.data, w[i].sink.mf_out.len);
+		buf_push(&out->made, w[i].sink.made.data, w[i].sink.made.len);
 		buf_free(&w[i].sink.mf_out);
+		buf_free(&w[i].sink.made);
 		buf_free(&w[i].sink.path);
 		buf_free(&w[i].sink.dir);
 	}
@@ -511,20 +569,20 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	manifest_load(&mf, out_dir);
 	sink.mf = &mf;
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
-		goto done;
+		goto undo;
 	emit(&sink, "kunai.json", &b);
 	ninja_write_local(c, exe, rules, cwd, rargv, rargc, &b);
 	emit(&sink, "local.ninja", &b);
 	ninja_write_build(c, &rl, &b);
 	emit(&sink, "build.ninja", &b);
 	if (!sink.ok)
-		goto done;
+		goto undo;
 	/* last: a gen that failed before this point leaves the old manifest,
 	 * whose stats no longer match what it rewrote */
 	mf.out = sink.mf_out;
 	sink.mf_out = (struct buf){0};
 	if (!manifest_save(&mf, out_dir))
-		goto done;
+		goto undo;
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
 	if (dir_out)
 		buf_puts(dir_out, out_dir);
@@ -546,9 +604,17 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 			rc = 1;
 		}
 	}
+	goto done;
+undo:
+	/* a full disk, say: what this gen made goes, the build dir stays as it was */
+	if (made)
+		remove_tree_at(AT_FDCWD, out_dir);
+	else
+		sink_undo(&sink);
 done:
 	buf_free(&b);
 	buf_free(&dd);
+	buf_free(&sink.made);
 	buf_free(&sink.path);
 	buf_free(&sink.dir);
 	buf_free(&sink.mf_out);

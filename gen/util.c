@@ -1,5 +1,6 @@
 /* util.c: memory, strings, buffers, diagnostics and atomic file output. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -502,4 +503,32 @@ path_join(struct arena *a, const char *dir, const char *name)
 		p[n++] = '/';
 	strcpy(p + n, name);
 	return p;
+}
+
+void
+remove_tree_at(int dirfd, const char *rel)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	if (unlinkat(dirfd, rel, 0) == 0 || errno == ENOENT)
+		return;
+	fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			remove_tree_at(fd, e->d_name);
+		else
+			unlinkat(fd, e->d_name, 0);
+	}
+	closedir(d);
+	unlinkat(dirfd, rel, AT_REMOVEDIR);
 }

@@ -82,6 +82,9 @@ bool write_file_new_at(int dirfd, const char *rel, const char *path, const void 
 bool make_dir(const char *dir, bool *made);
 /* make_dir of rel under dirfd (dir is the same directory by its path). */
 bool make_dir_at(int dirfd, const char *rel, const char *dir, bool *made);
+/* Removes rel under dirfd: a file, or a directory with all it holds (not
+ * following links); best effort, reports nothing. */
+void remove_tree_at(int dirfd, const char *rel);
 /* dir/name in a: dir "." gives name alone, and dir's trailing slashes go. */
 char *path_join(struct arena *a, const char *dir, const char *name);
 

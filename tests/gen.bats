@@ -361,3 +361,23 @@ T
 	[[ "$stderr" == "kunai: system.toml: larger than 20 bytes, the limit for a config file (\$KUNAI_MAX_CONFIG_BYTES)"* ]]
 	[ ! -e "$W/z" ]
 }
+
+@test "a gen that fills the disk leaves the build dir as it was (a 300 KiB tmpfs; needs root)" {
+	mkdir "$W/mnt"
+	mount -t tmpfs -o size=300k tmpfs "$W/mnt" 2>/dev/null || skip "cannot mount a tmpfs (not root)"
+	gen "$W/mnt/out" >/dev/null || { umount "$W/mnt"; false; }
+	(cd "$W/mnt" && find . | sort && find . -type f -exec ls -l --time-style=full-iso {} + | sort) >"$W/before"
+	sed -i 's/^iterations = 2$/iterations = 3/' "$W/c/scenario.toml"
+	printf '[[Tests]]\nid = "c"\ntest_name = "sleep"\niterations = 500\n' >>"$W/c/scenario.toml"
+	run --separate-stderr gen "$W/mnt/out"
+	(cd "$W/mnt" && find . | sort && find . -type f -exec ls -l --time-style=full-iso {} + | sort) >"$W/after"
+	run --separate-stderr gen "$W/mnt/new"
+	new=$(ls "$W/mnt")
+	umount "$W/mnt"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"No space left on device"* ]]
+	# the same entries, every file with its bytes' size and mtime (a dir's
+	# own mtime moves when an entry comes and goes)
+	diff -u "$W/before" "$W/after"
+	[ "$new" = out ]
+}
