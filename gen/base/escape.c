@@ -183,3 +183,9 @@ ninja_escape_value(struct buf *b, const char *s)
 {
 	escape_spans(b, s, "$", '$');
 }
+
+bool
+ninja_expressible(const char *s)
+{
+	return !strpbrk(s, "\n\r");
+}

@@ -38,6 +38,10 @@ bool sh_is_name(const char *s);
  * '|' cannot be expressed; the model rejects them before this point. */
 void ninja_escape_path(struct buf *b, const char *s);
 
+/* Returns whether s can be written to a ninja file at all: no line break
+ * (ninja has no escape for one; kunai refuses such values before writing). */
+bool ninja_expressible(const char *s);
+
 /* Ninja `var = value` text: $ -> $$. */
 void ninja_escape_value(struct buf *b, const char *s);
 

@@ -1,5 +1,6 @@
 /* util.c: memory, strings, buffers, diagnostics and atomic file output. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -283,6 +284,12 @@ error_at(const char *path, int line, int col, const char *fmt, ...)
 bool
 read_file(const char *path, struct buf *out)
 {
+	return read_file_max(path, out, 0, NULL);
+}
+
+bool
+read_file_max(const char *path, struct buf *out, size_t max, const char *what)
+{
 	int fd = 0;
 	char tmp[65536];
 	ssize_t n;
@@ -306,6 +313,12 @@ read_file(const char *path, struct buf *out)
 		}
 		if (n == 0)
 			break;
+		if (max && (size_t)n > max - out->len) {
+			warn("%s: larger than %zu bytes, the limit for %s", path, max, what);
+			if (fd)
+				close(fd);
+			return false;
+		}
 		buf_push(out, tmp, (size_t)n);
 	}
 	if (fd)
@@ -536,4 +549,32 @@ kunai_datadir(struct buf *out)
 		}
 	}
 	return KUNAI_DATADIR;
+}
+
+void
+remove_tree_at(int dirfd, const char *rel)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	if (unlinkat(dirfd, rel, 0) == 0 || errno == ENOENT)
+		return;
+	fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			remove_tree_at(fd, e->d_name);
+		else
+			unlinkat(fd, e->d_name, 0);
+	}
+	closedir(d);
+	unlinkat(dirfd, rel, AT_REMOVEDIR);
 }

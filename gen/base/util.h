@@ -63,6 +63,9 @@ void error_at(const char *path, int line, int col, const char *fmt, ...)
 
 /* Reads a whole file (path "-" is stdin); returns false after reporting. */
 bool read_file(const char *path, struct buf *out);
+/* As read_file, but refuses (reporting "larger than max bytes, the limit
+ * for what") a file longer than max bytes; 0: no limit. */
+bool read_file_max(const char *path, struct buf *out, size_t max, const char *what);
 /* Writes via path.tmp + rename, creating missing parent directories; leaves
  * an identical file untouched. Returns false after reporting. */
 bool write_file_atomic(const char *path, const void *data, size_t len);
@@ -79,6 +82,9 @@ bool write_file_new_at(int dirfd, const char *rel, const char *path, const void 
 bool make_dir(const char *dir, bool *made);
 /* make_dir of rel under dirfd (dir is the same directory by its path). */
 bool make_dir_at(int dirfd, const char *rel, const char *dir, bool *made);
+/* Removes rel under dirfd: a file, or a directory with all it holds (not
+ * following links); best effort, reports nothing. */
+void remove_tree_at(int dirfd, const char *rel);
 /* dir/name in a: dir "." gives name alone, and dir's trailing slashes go. */
 char *path_join(struct arena *a, const char *dir, const char *name);
 

@@ -303,7 +303,8 @@ hook_time(const struct scenario *hook)
 /* Appends the runs of one case (all iterations and sweep points) to out. */
 static bool
 expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc,
-            const struct test_case *tc, struct run **items, size_t *len, size_t *cap)
+            const struct test_case *tc, struct run **items, size_t *len, size_t *cap,
+            size_t max_runs)
 {
 	struct dim *dims;
 	size_t ndims = collect_dims(a, tc, &dims), npoints = 1, p, i;
@@ -322,6 +323,16 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 			return false;
 		}
 		npoints *= dims[i].values->len;
+	}
+	/* refused before a byte is allocated for it: iterations = 2147483647
+	 * would run the machine out of memory, a million runs write millions
+	 * of files */
+	if ((size_t)tc->iterations > (max_runs - *len) / npoints) {
+		error_at(tc->pos.path, tc->pos.line, tc->pos.col,
+		         "test '%s' makes the campaign more than %zu runs (%zu sweep points x %d "
+		         "iterations, after %zu runs before it); the limit is $KUNAI_MAX_RUNS",
+		         tc->id, max_runs, npoints, tc->iterations, *len);
+		return false;
 	}
 	for (it = 0; it < tc->iterations; it++) {
 		for (p = 0; p < npoints; p++) {
@@ -366,50 +377,59 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 
 /* Links every run to what must finish before it: the previous iteration of
  * its own case (CloudAI runs iterations in order) and, for start_post_comp,
- * every run of the case it depends on. */
+ * the case it depends on. Both are named as groups (the writer names the
+ * group once, by a phony node), so this is linear in the runs: a case's
+ * dependency list is one array that all its runs share. */
 static void
 link_runs(struct arena *a, const struct scenario *sc, struct runlist *rl)
 {
 	size_t *first = arena_alloc(a, (sc->n_cases + 1) * sizeof(*first));
 	size_t *count = arena_alloc(a, (sc->n_cases + 1) * sizeof(*count));
-	size_t i, j, k;
+	struct run_dep **deps = arena_alloc(a, (sc->n_cases + 1) * sizeof(*deps));
+	size_t i, j;
 
 	for (i = 0; i < rl->len; i++) {
 		size_t ci = (size_t)(rl->items[i].tc - sc->cases);
 		if (count[ci]++ == 0)
 			first[ci] = i;
 	}
+	for (i = 0; i < sc->n_cases; i++) {
+		const struct test_case *tc = &sc->cases[i];
+
+		deps[i] = arena_alloc(a, (tc->n_deps + 1) * sizeof(**deps));
+		for (j = 0; j < tc->n_deps; j++) {
+			const struct dep *d = &tc->deps[j];
+			deps[i][j].type = d->type;
+			deps[i][j].case_index = d->target;
+			deps[i][j].first_dir = rl->items[first[d->target]].dir;
+			deps[i][j].delay = d->delay;
+		}
+	}
 	for (i = 0; i < rl->len; i++) {
 		struct run *r = &rl->items[i];
 		const struct test_case *tc = r->tc;
-		size_t ci = (size_t)(tc - sc->cases), n = 0, cap = 0;
+		size_t ci = (size_t)(tc - sc->cases);
 		size_t per_iter = count[ci] / (size_t)(tc->iterations > 0 ? tc->iterations : 1);
 
-		for (j = 0; j < tc->n_deps; j++)
-			if (tc->deps[j].type == DEP_START_POST_COMP)
-				cap += count[tc->deps[j].target];
-		cap += per_iter;
-		r->after = arena_alloc(a, (cap + 1) * sizeof(*r->after));
-		if (r->iteration > 0) {
-			/* every sweep point of the previous iteration */
-			size_t base = first[ci] + (size_t)(r->iteration - 1) * per_iter;
-			for (k = 0; k < per_iter; k++)
-				r->after[n++] = base + k;
-		}
-		r->deps = arena_alloc(a, (tc->n_deps + 1) * sizeof(*r->deps));
-		for (j = 0; j < tc->n_deps; j++) {
-			const struct dep *d = &tc->deps[j];
-			r->deps[j].type = d->type;
-			r->deps[j].case_index = d->target;
-			r->deps[j].first_dir = rl->items[first[d->target]].dir;
-			r->deps[j].delay = d->delay;
-			if (d->type == DEP_START_POST_COMP)
-				for (k = 0; k < count[d->target]; k++)
-					r->after[n++] = first[d->target] + k;
-		}
+		r->per_iter = per_iter;
+		if (r->iteration > 0)
+			r->prev = first[ci] + (size_t)(r->iteration - 1) * per_iter;
+		r->deps = deps[ci];
 		r->n_deps = tc->n_deps;
-		r->n_after = n;
 	}
+}
+
+size_t
+expand_max_runs(void)
+{
+	const char *env = getenv("KUNAI_MAX_RUNS");
+	char *end;
+	unsigned long long n;
+
+	if (!env || !*env)
+		return EXPAND_MAX_RUNS;
+	n = strtoull(env, &end, 10);
+	return *end || n == 0 ? EXPAND_MAX_RUNS : n > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)n;
 }
 
 bool
@@ -419,8 +439,10 @@ expand_campaign(struct arena *a, const struct campaign *c, struct runlist *out)
 	struct run *items = NULL;
 	size_t len = 0, cap = 0, i;
 
+	size_t max = expand_max_runs();
+
 	for (i = 0; i < sc->n_cases; i++)
-		if (!expand_case(a, c, sc, &sc->cases[i], &items, &len, &cap))
+		if (!expand_case(a, c, sc, &sc->cases[i], &items, &len, &cap, max))
 			return false;
 	out->items = items;
 	out->len = len;
@@ -436,7 +458,7 @@ expand_hook(struct arena *a, const struct campaign *c, const struct scenario *ho
 	size_t len = 0, cap = 0, i;
 
 	for (i = 0; i < hook->n_cases; i++) {
-		if (!expand_case(a, c, hook, &hook->cases[i], &items, &len, &cap))
+		if (!expand_case(a, c, hook, &hook->cases[i], &items, &len, &cap, expand_max_runs()))
 			return false;
 	}
 	for (i = 0; i < len; i++) {

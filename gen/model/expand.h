@@ -37,15 +37,17 @@ struct run {
 	struct strlist hook_env; /* env_vars.sh files of its hooks (set by gen) */
 	long time_limit;      /* seconds incl. pre/post hook limits, -1: none */
 	size_t index;         /* position in the run list */
-	size_t *after;        /* indices of runs that must complete first */
-	size_t n_after;
+	/* the previous iteration of its case, which must complete first: its
+	 * first run's index and the number of runs per iteration (valid when
+	 * iteration > 0) */
+	size_t prev, per_iter;
 	/* dependencies on other cases, with their kind and delay */
 	struct run_dep {
 		enum dep_type type;
 		size_t case_index;
 		const char *first_dir; /* dir of that case's first run */
 		long delay;
-	} *deps;
+	} *deps; /* shared by the case's runs */
 	size_t n_deps;
 };
 
@@ -53,6 +55,11 @@ struct runlist {
 	struct run *items;
 	size_t len;
 };
+
+/* The most runs a campaign may expand to: $KUNAI_MAX_RUNS (a positive
+ * number), else EXPAND_MAX_RUNS. */
+#define EXPAND_MAX_RUNS 250000
+size_t expand_max_runs(void);
 
 /* Expands every case of the campaign's scenario. Returns false after
  * reporting (e.g. an empty node list). */

@@ -3,6 +3,7 @@
  * The schemas live in model_system.c, model_test.c and model_scenario.c. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,10 @@
 
 #include "model_priv.h"
 #include "gen/base/util.h"
+
+/* The largest config file kunai reads (bytes), unless $KUNAI_MAX_CONFIG_BYTES
+ * says otherwise: a hand-written campaign is kilobytes. */
+#define MODEL_MAX_CONFIG_BYTES (64u << 20)
 
 enum {
 	/* deeper directory trees are loops (symlinks) or mistakes */
@@ -132,6 +137,21 @@ list_toml(struct arena *a, const char *dir, bool rec, const char ***out, size_t 
 	return ok;
 }
 
+/* The largest config file kunai reads: $KUNAI_MAX_CONFIG_BYTES, else
+ * MODEL_MAX_CONFIG_BYTES. */
+static size_t
+model_max_config_bytes(void)
+{
+	const char *env = getenv("KUNAI_MAX_CONFIG_BYTES");
+	char *end;
+	unsigned long long n;
+
+	if (!env || !*env)
+		return MODEL_MAX_CONFIG_BYTES;
+	n = strtoull(env, &end, 10);
+	return *end || n == 0 ? MODEL_MAX_CONFIG_BYTES : n > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)n;
+}
+
 struct mfile *
 mfile_read(struct mctx *c, const char *path)
 {
@@ -161,7 +181,14 @@ mfile_read(struct mctx *c, const char *path)
 	c->files[c->n_files++] = f;
 	if (c->inputs)
 		strlist_add(c->a, c->inputs, f->path, (struct toml_pos){f->path, 1, 1});
-	if (!read_file(path, &text)) {
+	/* a device or a FIFO (--system-config /dev/zero) would be read forever */
+	if (have && !S_ISREG(st.st_mode) && strcmp(path, "-") != 0) {
+		warn("%s: not a regular file; a config file must be one", path);
+		c->errors++;
+		return f;
+	}
+	if (!read_file_max(path, &text, model_max_config_bytes(),
+	                   "a config file ($KUNAI_MAX_CONFIG_BYTES)")) {
 		c->errors++;
 		buf_free(&text);
 		return f;

@@ -256,6 +256,13 @@ apply(struct mctx *c, struct toml_value *root, const struct override *o, const c
 		pos = o->pos;
 		v = (struct toml_value *)o->val;
 	} else {
+		/* the command line goes into local.ninja's regenerate edge, where a
+		 * line break would end the command and start ninja text */
+		if (strpbrk(o->value, "\n\r")) {
+			merr(c, pos, "the value must not contain line breaks (kunai's command line goes "
+			     "into local.ninja, where ninja cannot express them)");
+			return false;
+		}
 		v = set_value(c, o, where);
 	}
 	while (i < n) {

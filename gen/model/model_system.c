@@ -390,7 +390,11 @@ m_load_system(struct mctx *c, const char *path, const struct toml_value *root, b
 	s->scheduler = k == 0 ? SCHED_SLURM : k == 2 ? SCHED_KUBERNETES : SCHED_STANDALONE;
 	m_str(c, root, "name", true, &s->name);
 	m_str(c, root, "install_path", true, &s->install_path);
-	m_str(c, root, "output_path", true, &s->output_path);
+	if (m_str(c, root, "output_path", true, &s->output_path) && s->output_path &&
+	    strpbrk(s->output_path, "\n\r"))
+		merr(c, m_kv(root, "output_path")->value->pos,
+		     "output_path must not contain line breaks (the build dir's path goes into local.ninja, "
+		     "where ninja cannot express them)");
 	if (m_str(c, root, "hf_home_path", false, &s->hf_home_path) && !s->hf_home_path &&
 	    s->install_path) {
 		hf = s->install_path;

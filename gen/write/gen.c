@@ -15,6 +15,7 @@
 
 #include "campaign_json.h"
 #include "gen.h"
+#include "gen/base/escape.h"
 #include "manifest.h"
 #include "ninja.h"
 #include "script.h"
@@ -41,8 +42,64 @@ struct sink {
 	struct buf path;
 	struct buf dir;   /* the directory of the last file made sure of */
 	bool fresh;       /* dir was made by this gen: its files are all new */
+	struct buf made;  /* the topmost dirs this gen made, each NUL-ended: a
+	                     failed gen removes them with what it wrote there */
 	bool ok;
 };
+
+/* Makes the directory rel (and its parents) under at, recording in made
+ * the topmost one that did not exist. Returns false after reporting. */
+static bool
+sink_dir(struct sink *s, int at, const char *rel, const char *path)
+{
+	struct buf p = {0};
+	char *c;
+	bool ok = true;
+
+	s->fresh = false;
+	if (mkdirat(at, rel, 0777) == 0) {
+		s->fresh = true;
+		buf_push(&s->made, rel, strlen(rel) + 1);
+		return true;
+	}
+	if (errno == EEXIST)
+		return true;
+	if (errno != ENOENT)
+		return warn("mkdir %s:", path), false;
+	buf_puts(&p, rel);
+	buf_putc(&p, '/');
+	for (c = p.data + 1; (c = strchr(c, '/')); c++) {
+		*c = '\0';
+		if (mkdirat(at, p.data, 0777) == 0) {
+			if (!s->fresh)
+				buf_push(&s->made, p.data, strlen(p.data) + 1);
+			s->fresh = true;
+		} else if (errno != EEXIST) {
+			warn("mkdir %s:", path);
+			ok = false;
+			break;
+		}
+		*c = '/';
+	}
+	buf_free(&p);
+	return ok;
+}
+
+/* Removes the dirs a failed gen made (with the files it wrote in them),
+ * newest first, so that the build dir is as it was. */
+static void
+sink_undo(struct sink *s)
+{
+	int at = s->mf && s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
+	size_t end = s->made.len, i;
+
+	while (end > 0) {
+		for (i = end - 1; i > 0 && s->made.data[i - 1]; i--)
+			;
+		remove_tree_at(at, s->made.data + i);
+		end = i;
+	}
+}
 
 /* Writes content as root/rel (only when it changed; atomically over an
  * existing file) and empties content for the next file. A file the
@@ -81,7 +138,7 @@ emit(struct sink *s, const char *rel, struct buf *content)
 		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
 			s->dir.len = 0;
 			buf_push(&s->dir, s->path.data, plen);
-			if (!make_dir_at(at, s->dir.data + off, s->dir.data, &s->fresh)) {
+			if (!sink_dir(s, at, s->dir.data + off, s->dir.data)) {
 				s->ok = false;
 				return;
 			}
@@ -396,7 +453,9 @@ render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct
 		pthread_join(w[i].thread, NULL);
 		ok = ok && w[i].ok;
 		buf_push(&out->mf_out, w[i].sink.mf_out.data, w[i].sink.mf_out.len);
+		buf_push(&out->made, w[i].sink.made.data, w[i].sink.made.len);
 		buf_free(&w[i].sink.mf_out);
+		buf_free(&w[i].sink.made);
 		buf_free(&w[i].sink.path);
 		buf_free(&w[i].sink.dir);
 	}
@@ -420,6 +479,49 @@ hooks_ok(struct arena *a, const struct campaign *c, const struct runlist *rl)
 	return true;
 }
 
+/* Every path and argument that local.ninja and build.ninja carry outside the
+ * model (which checks its own values): a line break there would end ninja's
+ * line and let the rest be read as ninja text. Returns false after reporting. */
+static const char *
+shown(struct arena *a, const char *s)
+{
+	char *t = arena_strdup(a, s), *p;
+
+	for (p = t; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = '?';
+	return t;
+}
+
+static bool
+ninja_safe(struct arena *a, const struct campaign *c, const char *cwd, const char *exe, const char *rules,
+           const char *const *argv, size_t argc)
+{
+	const char *what[3] = {cwd, exe, rules};
+	const char *name[3] = {"the current directory", "kunai's own path", "the rules dir"};
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (!ninja_expressible(what[i])) {
+			warn("%s ('%s') contains a line break, which ninja cannot express", name[i],
+			     shown(a, what[i]));
+			return false;
+		}
+	for (i = 0; i < argc; i++)
+		if (!ninja_expressible(argv[i])) {
+			warn("argument '%s' contains a line break, which local.ninja cannot express "
+			     "(it reruns this command)", shown(a, argv[i]));
+			return false;
+		}
+	for (i = 0; i < c->inputs.len; i++)
+		if (!ninja_expressible(c->inputs.items[i])) {
+			warn("input file '%s' has a line break in its path, which local.ninja cannot express",
+			     shown(a, c->inputs.items[i]));
+			return false;
+		}
+	return true;
+}
+
 /* Generates the build dir; on success its path goes to dir_out (if any). */
 static int
 generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
@@ -434,7 +536,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	size_t n_ws = 0, i;
 	struct buf b = {0}, dd = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
-	const char *out_dir, **rargv;
+	const char *out_dir, **rargv, *rules;
 	size_t rargc;
 	ssize_t n;
 	struct stat st;
@@ -467,6 +569,9 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	else if (getenv("KUNAI_DATADIR") && *getenv("KUNAI_DATADIR"))
 		o.rules_dir = path_join(&a, absolute(&a, cwd, kunai_datadir(&dd)), "rules");
 	rargc = regen_args(&a, &o, out_dir, &rargv);
+	rules = o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules");
+	if (!ninja_safe(&a, c, cwd, exe, rules, rargv, rargc))
+		goto done;
 	/* nothing can fail from here on but I/O: write the runs, then the graph */
 	sink.root = out_dir;
 	/* the build dir first, so that everything in it is made relative to it */
@@ -479,7 +584,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	manifest_load(&mf, out_dir);
 	sink.mf = &mf;
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
-		goto done;
+		goto undo;
 	emit(&sink, "kunai.json", &b);
 	if (c->scenario->prepare) {
 		phase_script(c->scenario->prepare, "prepare", c->scenario->path, &b);
@@ -489,19 +594,18 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		phase_script(c->scenario->cleanup, "cleanup", c->scenario->path, &b);
 		emit(&sink, "phases/cleanup.sh", &b);
 	}
-	ninja_write_local(c, exe, o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules"), cwd,
-	                  rargv, rargc, &b);
+	ninja_write_local(c, exe, rules, cwd, rargv, rargc, &b);
 	emit(&sink, "local.ninja", &b);
 	ninja_write_build(c, &rl, &b);
 	emit(&sink, "build.ninja", &b);
 	if (!sink.ok)
-		goto done;
+		goto undo;
 	/* last: a gen that failed before this point leaves the old manifest,
 	 * whose stats no longer match what it rewrote */
 	mf.out = sink.mf_out;
 	sink.mf_out = (struct buf){0};
 	if (!manifest_save(&mf, out_dir))
-		goto done;
+		goto undo;
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
 	if (dir_out)
 		buf_puts(dir_out, out_dir);
@@ -523,9 +627,17 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 			rc = 1;
 		}
 	}
+	goto done;
+undo:
+	/* a full disk, say: what this gen made goes, the build dir stays as it was */
+	if (made)
+		remove_tree_at(AT_FDCWD, out_dir);
+	else
+		sink_undo(&sink);
 done:
 	buf_free(&b);
 	buf_free(&dd);
+	buf_free(&sink.made);
 	buf_free(&sink.path);
 	buf_free(&sink.dir);
 	buf_free(&sink.mf_out);

@@ -57,6 +57,23 @@ static bool
 	return t;
 }
 
+/* The node that stands for one iteration of a case (its runs from first):
+ * the run's stamp, or with a sweep the phony that names the point's stamps. */
+static void
+iteration_node(struct buf *b, const struct runlist *rl, size_t first, size_t per_iter)
+{
+	const struct run *r = &rl->items[first];
+	struct buf p = {0};
+
+	if (per_iter == 1) {
+		path_in(b, r->dir, "kunai.stamp");
+		return;
+	}
+	buf_printf(&p, "%s/%d/kunai.iteration", r->tc->id, r->iteration);
+	ninja_escape_path(b, p.data);
+	buf_free(&p);
+}
+
 /* The run's edge: its stamp from its script, and nothing else a run does
  * not need. The runner's options (workload, time limit, dependencies) are
  * the script's #KUNAI line and its dir is the stamp's, so the edge has no
@@ -88,17 +105,22 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 			ninja_escape_path(b, r->hook_env.items[j]);
 		}
 	}
-	for (j = 0; j < r->n_after; j++) {
-		buf_puts(b, bar ? " " : " || ");
+	/* the previous iteration and the cases this one starts after, each
+	 * named once: by its stamp, or the phony that groups its runs */
+	if (r->iteration > 0) {
+		buf_puts(b, " || ");
 		bar = true;
-		path_in(b, rl->items[r->after[j]].dir, "kunai.stamp");
+		iteration_node(b, rl, r->prev, r->per_iter);
 	}
 	for (j = 0; j < r->n_deps; j++) {
-		if (r->deps[j].type != DEP_START_POST_INIT)
+		if (r->deps[j].type == DEP_END_POST_COMP)
 			continue;
 		buf_puts(b, bar ? " " : " || ");
 		bar = true;
-		path_in(b, r->deps[j].first_dir, "kunai.started");
+		if (r->deps[j].type == DEP_START_POST_INIT)
+			path_in(b, r->deps[j].first_dir, "kunai.started");
+		else
+			ninja_escape_path(b, sc->cases[r->deps[j].case_index].id);
 	}
 	/* the campaign's prepare phase: a precondition, not an input (a
 	 * changed prepare reruns itself, not the runs) */
@@ -200,8 +222,26 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 		const struct test_case *tc = rl->items[from].tc;
 
 		buf_putc(b, '\n');
-		for (i = from; i < rl->len && rl->items[i].tc == tc; i++)
-			run_edge(b, c, rl, &rl->items[i], script, started[tc - sc->cases]);
+		for (i = from; i < rl->len && rl->items[i].tc == tc; i++) {
+			const struct run *r = &rl->items[i];
+			size_t k;
+
+			run_edge(b, c, rl, r, script, started[tc - sc->cases]);
+			/* a sweep's iteration that another follows: one phony names
+			 * its points, and the next iteration's runs name the phony */
+			if (r->per_iter > 1 && i + 1 < rl->len && rl->items[i + 1].tc == tc &&
+			    rl->items[i + 1].iteration != r->iteration) {
+				size_t f = i + 1 - r->per_iter;
+				buf_puts(b, "build ");
+				iteration_node(b, rl, f, r->per_iter);
+				buf_puts(b, ": phony");
+				for (k = f; k <= i; k++) {
+					buf_putc(b, ' ');
+					path_in(b, rl->items[k].dir, "kunai.stamp");
+				}
+				buf_putc(b, '\n');
+			}
+		}
 		/* the alias names the last iteration's runs: each iteration waits
 		 * (order-only) for every run of the one before, so building these
 		 * builds all of the test's runs, and the graph stays small */
