@@ -52,7 +52,7 @@ setup_file() {
 # the Slurm test cluster, if a test started one
 teardown() {
 	if [ -n "${SLURM_STATE:-}" ]; then
-		"$SHARED/slurm/stop" "$SLURM_STATE" >/dev/null 2>&1
+		"$BATS_TEST_DIRNAME/slurm/stop" "$SLURM_STATE" >/dev/null 2>&1
 		rm -rf "$SLURM_STATE"
 	fi
 }
@@ -252,7 +252,7 @@ golden() {
 	t=$s/camp
 	export SLURM_LOCAL_PORT=6937
 	SLURM_STATE=$s
-	run "$SHARED/slurm/start" "$s"
+	run "$BATS_TEST_DIRNAME/slurm/start" "$s"
 	[ "$status" -eq 0 ] || { echo "slurm/start failed: $output"; false; }
 	eval "$(printf '%s\n' "$output" | tail -n 1)"
 	mkdir -p "$t/tests" "$t/hook/test"
