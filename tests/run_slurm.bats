@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# kunai job on a real single-node Slurm ($SHARED/slurm), end to end with the
+# kunai job on a real single-node Slurm (tests/slurm/start), end to end with the
 # real ninja, once on a cluster without accounting (final states from
 # `scontrol -o show job`) and once with slurmdbd (sacct): outcomes and the
 # success check, the dependency kinds, a rerun of only the failed runs,
@@ -19,13 +19,13 @@ setup_file() {
 	# ports of our own, apart from other suites' clusters
 	local port=$((20000 + ($$ % 1000) * 8)) out
 	export SLURM_PLAIN=/tmp/kunai-slurm-$$ SLURM_ACCT=/tmp/kunai-slurm-acct-$$
-	out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$port "$SHARED/slurm/start" "$SLURM_PLAIN" 2>&1) ||
+	out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$port "$BATS_TEST_DIRNAME/slurm/start" "$SLURM_PLAIN" 2>&1) ||
 		{ echo "slurm/start: $out" >&3; return 1; }
 	export CONF_PLAIN=${out##*SLURM_CONF=}
 	export CONF_ACCT=
 	if command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null; then
 		export ACCT_PORT=$((port + 4))
-		out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$ACCT_PORT "$SHARED/slurm/start" --accounting \
+		out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$ACCT_PORT "$BATS_TEST_DIRNAME/slurm/start" --accounting \
 			"$SLURM_ACCT" 2>&1) || { echo "slurm/start --accounting: $out" >&3; return 1; }
 		CONF_ACCT=${out##*SLURM_CONF=}
 	fi
@@ -54,7 +54,7 @@ teardown_file() {
 	fi
 	for p in "${SLURM_PLAIN:-}" "${SLURM_ACCT:-}"; do
 		[ -n "$p" ] && [ -d "$p" ] || continue
-		"$SHARED/slurm/stop" "$p" >/dev/null 2>&1
+		"$BATS_TEST_DIRNAME/slurm/stop" "$p" >/dev/null 2>&1
 		rm -rf "$p"
 	done
 }
@@ -374,7 +374,7 @@ test_name = "count"'
 		sleep 0.25
 	done
 	# back for the tests after this one (a waiter still waiting then sees the end)
-	SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$ACCT_PORT "$SHARED/slurm/start" --accounting "$SLURM_ACCT" >/dev/null
+	SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$ACCT_PORT "$BATS_TEST_DIRNAME/slurm/start" --accounting "$SLURM_ACCT" >/dev/null
 	status=0; wait "$NPID" || status=$?
 	[ $ended = yes ] || { echo "still waiting 30 s after the exit record"; cat "$W/ninja.log"; false; }
 	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }

@@ -7,7 +7,9 @@ kunai=$1 jsoncmp=$2 suite=$3
 tmp=${TMPDIR:-/tmp}/kunai-toml-test.$$
 trap 'rm -f "$tmp".*' EXIT INT TERM
 if [ ! -f "$suite/files-toml-1.0.0" ]; then
-	echo "1..0 # skip toml-test suite not found at $suite"
+	# one skipped test, so that tests/run counts and names it
+	echo "1..1"
+	echo "ok 1 toml-test suite # skip no toml-test suite at $suite: set SHARED=DIR (see README)"
 	exit 0
 fi
 n=0 vpass=0 vtotal=0 ipass=0 itotal=0

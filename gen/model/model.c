@@ -316,27 +316,29 @@ m_use_deferred(struct mctx *c, struct mfile *f)
 }
 
 void
-pool_warn_unused(struct mctx *c, const struct pool *p)
+m_warn_unused(struct mctx *c)
 {
 	const struct merror *e;
+	struct mfile *f;
 	size_t i, j;
 
-	for (i = 0; i < p->len; i++) {
-		if (!p->items[i]->n_deferred)
+	/* every file read, not the pools: a file left out of one (a duplicate
+	 * name) has its errors held back too */
+	for (i = 0; i < c->n_files; i++) {
+		f = c->files[i];
+		if (!f->n_deferred)
 			continue;
 		/* the first error in the file stands for the others */
-		for (e = p->items[i]->deferred, j = 1; j < p->items[i]->n_deferred; j++)
-			if (p->items[i]->deferred[j].pos.line < e->pos.line ||
-			    (p->items[i]->deferred[j].pos.line == e->pos.line &&
-			     p->items[i]->deferred[j].pos.col < e->pos.col))
-				e = &p->items[i]->deferred[j];
+		for (e = f->deferred, j = 1; j < f->n_deferred; j++)
+			if (f->deferred[j].pos.line < e->pos.line ||
+			    (f->deferred[j].pos.line == e->pos.line && f->deferred[j].pos.col < e->pos.col))
+				e = &f->deferred[j];
 		fprintf(stderr, "%s:%d:%d: warning: %s (the scenario does not use this test; skipped)\n",
 		        e->pos.path, e->pos.line, e->pos.col, e->msg);
-		for (j = 0; j < p->items[i]->n_deferred; j++)
-			free(p->items[i]->deferred[j].msg);
-		p->items[i]->n_deferred = 0;
+		for (j = 0; j < f->n_deferred; j++)
+			free(f->deferred[j].msg);
+		f->n_deferred = 0;
 	}
-	(void)c;
 }
 
 struct hookdir *
@@ -422,9 +424,7 @@ model_load(struct arena *a, const struct model_opts *o)
 		if (f->root)
 			cp->scenario = m_load_scenario(&c, f, &tests, false);
 	}
-	pool_warn_unused(&c, &tests);
-	for (i = 0; i < c.n_hooks; i++)
-		pool_warn_unused(&c, &c.hooks[i]->tests);
+	m_warn_unused(&c);
 	m_flush(&c);
 	return c.errors ? NULL : cp;
 }

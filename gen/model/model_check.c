@@ -55,8 +55,13 @@ m_flush(struct mctx *c)
 	struct merror *e, *prev = NULL;
 	size_t i, j;
 
-	if (!c->n_errs)
+	if (!c->n_errs) {
+		/* errors held back (model.c) may have grown the array */
+		free(c->errs);
+		c->errs = NULL;
+		c->cap_errs = 0;
 		return;
+	}
 	/* files in the order their first error was found, each in line order */
 	for (i = 0; i < c->n_errs; i++) {
 		c->errs[i].rank = i;

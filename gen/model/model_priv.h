@@ -96,9 +96,9 @@ const char **pool_names(struct mctx *c, const struct pool *p);
 /* Reports the errors held back for f's definition (now that a scenario
  * uses it), once. */
 void m_use_deferred(struct mctx *c, struct mfile *f);
-/* Prints one warning per definition in p whose errors were held back and
+/* Prints one warning per test definition whose errors were held back and
  * that nothing used: it is skipped. */
-void pool_warn_unused(struct mctx *c, const struct pool *p);
+void m_warn_unused(struct mctx *c);
 /* Returns the file whose definition is named name, or NULL. */
 struct mfile *pool_find(const struct pool *p, const char *name);
 /* Returns the hook directory (loaded on first use), or NULL if missing. */
