@@ -52,6 +52,12 @@ kunai_datadir(struct buf *out)
 	return "/usr/share/kunai";
 }
 
+static void
+cleanup(void)
+{
+	rm_tree(root);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -59,6 +65,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	strcpy(root, "/tmp/kunai-gen-fuzz.XXXXXX");
 	if (!mkdtemp(root))
 		abort();
+	atexit(cleanup);
 	/* one thread: the fuzzer's own stack traces stay readable */
 	setenv("KUNAI_GEN_THREADS", "1", 1);
 	return 0;
