@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/bench/runbench.sh: what `kunai job` costs.
-# usage: runbench.sh KUNAI [N]   (N runs, default 200; SHARED=../shared, NINJA=ninja;
+# usage: runbench.sh KUNAI [N]   (N runs, default 200; NINJA=ninja; Slurm from tests/slurm/start;
 #        RUNBENCH_SLURM=no skips part 2)
 #
 # 1. Overhead on standalone: N runs of Sleep 0 (N test ids) through `ninja run`
@@ -21,7 +21,8 @@ set -eu
 kunai=${1:?usage: runbench.sh KUNAI [N]}
 n=${2:-200}
 case $kunai in /*) ;; *) kunai=$PWD/$kunai ;; esac
-SHARED=${SHARED:-$(cd "$(dirname "$0")/../../.." && pwd)/shared}
+SLURM_START=$(cd "$(dirname "$0")/.." && pwd)/slurm/start
+SLURM_STOP=$(cd "$(dirname "$0")/.." && pwd)/slurm/stop
 NINJA=${NINJA:-ninja}
 PATH=$PATH:/usr/sbin:/sbin
 w=$(mktemp -d /tmp/kunai-runbench.XXXXXX)
@@ -29,7 +30,7 @@ chmod 755 "$w"
 slurm=
 cleanup() {
 	if [ -n "$slurm" ]; then
-		"$SHARED/slurm/stop" "$slurm" >/dev/null 2>&1
+		"$SLURM_STOP" "$slurm" >/dev/null 2>&1
 		rm -rf "$slurm"
 	fi
 	rm -rf "$w"
@@ -68,7 +69,7 @@ printf 'name = "t"\ndescription = "sleep 0"\ntest_template_name = "Sleep"\n[cmd_
 	done
 } >"$w/sa/scenario.toml"
 # the same graph with a run rule that only runs the script: ninja's own share
-printf 'rule grade\n  command = true\nrule report\n  command = true\n' >"$w/bare-rules/common.ninja"
+printf 'rule grade\n  command = true\nrule report\n  command = true\nrule plot\n  command = true\nrule html\n  command = true\nrule phase\n  command = touch $out\n' >"$w/bare-rules/common.ninja"
 printf 'rule run\n  command = sleep 0 && touch $out\n  pool = jobs\nrule start\n  command = touch $out\n' \
 	>"$w/bare-rules/standalone.ninja"
 
@@ -118,7 +119,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v sbatch >/dev/null || ! command -v sdiag 
 fi
 slurm=/tmp/kunai-runbench-slurm-$$
 out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=${SLURM_LOCAL_PORT:-$((24000 + $$ % 1000 * 4))} \
-	"$SHARED/slurm/start" "$slurm" 2>&1) || { echo "slurm: start failed: $out"; exit 1; }
+	"$SLURM_START" "$slurm" 2>&1) || { echo "slurm: start failed: $out"; exit 1; }
 export SLURM_CONF=${out##*SLURM_CONF=}
 
 # rpcs FILE: "TYPE COUNT" per message type from sdiag
@@ -161,14 +162,14 @@ gen "$w/sl" "$w/sl/kunai"
 # the naive waiter: the same build graph, a run rule that polls squeue per job
 mkdir -p "$w/naive-rules"
 cp "$(dirname "$kunai")/rules/common.ninja" "$w/naive-rules/" 2>/dev/null ||
-	printf 'rule grade\n  command = true\nrule report\n  command = true\n' >"$w/naive-rules/common.ninja"
+	printf 'rule grade\n  command = true\nrule report\n  command = true\nrule plot\n  command = true\nrule html\n  command = true\nrule phase\n  command = touch $out\n' >"$w/naive-rules/common.ninja"
 cat >"$w/naive-rules/slurm.ninja" <<'EOF'
 rule run
-  command = cd $dir && id=$$(sbatch --parsable cloudai_sbatch_script.sh) && while [ -n "$$(squeue -h -j $$id 2>/dev/null)" ]; do sleep 1; done && touch kunai.stamp
-  description = NAIVE $dir
+  command = cd $$(dirname $out) && id=$$(sbatch --parsable cloudai_sbatch_script.sh) && while [ -n "$$(squeue -h -j $$id 2>/dev/null)" ]; do sleep 1; done && touch kunai.stamp
+  description = NAIVE $out
   pool = jobs
 rule start
-  command = cd $dir && sbatch --parsable cloudai_sbatch_script.sh >kunai.started
+  command = cd $$(dirname $out) && sbatch --parsable cloudai_sbatch_script.sh >kunai.started
   pool = jobs
 EOF
 gen "$w/sl" "$w/sl/naive" --rules-dir "$w/naive-rules"
@@ -206,10 +207,10 @@ measure naive "$w/sl/naive"
 
 # with accounting, the waiters ask slurmdbd (sacct), not slurmctld
 if command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null; then
-	"$SHARED/slurm/stop" "$slurm" >/dev/null 2>&1
+	"$SLURM_STOP" "$slurm" >/dev/null 2>&1
 	rm -rf "$slurm"
 	out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=${SLURM_LOCAL_PORT:-$((24000 + $$ % 1000 * 4))} \
-		"$SHARED/slurm/start" --accounting "$slurm" 2>&1) || { echo "slurm: start --accounting failed: $out"; exit 1; }
+		"$SLURM_START" --accounting "$slurm" 2>&1) || { echo "slurm: start --accounting failed: $out"; exit 1; }
 	export SLURM_CONF=${out##*SLURM_CONF=}
 	gen "$w/sl" "$w/sl/kunai-acct"
 	measure kunai-with-accounting "$w/sl/kunai-acct"

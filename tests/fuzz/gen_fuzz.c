@@ -44,6 +44,12 @@ put(const char *path, const uint8_t *data, size_t len)
 		abort();
 }
 
+static void
+cleanup(void)
+{
+	rm_tree(root);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -51,6 +57,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	strcpy(root, "/tmp/kunai-gen-fuzz.XXXXXX");
 	if (!mkdtemp(root))
 		abort();
+	atexit(cleanup);
 	/* one thread: the fuzzer's own stack traces stay readable */
 	setenv("KUNAI_GEN_THREADS", "1", 1);
 	/* local.ninja only names the rules dir; no lookup beside the binary */
