@@ -398,3 +398,19 @@ test_name = "count"'
 	[ "$(jf "$SLOW/out/t/0/job.json" outcome)" = timeout ]
 	[ ! -e "$SLOW/out/t/0/kunai.stamp" ]
 }
+
+@test "accounting: a driver killed between sbatch and job.json: the next run finds the job, submits no second one" {
+	one_count_run
+	local d=$B/x/0 id
+	# what a driver killed right after sbatch returned leaves: job.json of an
+	# attempt being submitted, with no job id, and the job in the queue
+	printf '{\n\t"dir":\t"x/0",\n\t"scheduler":\t"slurm",\n\t"state":\t"SUBMITTED",\n\t"attempt":\t1,\n\t"collected":\ttrue\n}\n' \
+		>"$d/job.json"
+	id=$(cd "$d" && sbatch --parsable --no-requeue --comment="kunai:$(pwd -P)" cloudai_sbatch_script.sh)
+	run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"x/0: found job $id, submitted before the driver died; not submitting again"* ]]
+	[ "$(jf "$d/job.json" job_id)" = "$id" ]
+	[ "$(jf "$d/job.json" outcome)" = passed ]
+	[ "$(wc -l <"$B/count")" -eq 1 ]
+}

@@ -370,6 +370,16 @@ run(struct job *j)
 		j->info.collected = true;
 		return conclude(j, strcmp(j->info.outcome, "passed") == 0);
 	}
+	/* job.json says the last attempt was being submitted, with no job id:
+	 * the driver died in between; the job may be queued all the same */
+	if (j->sched == JOB_SLURM && j->have_info && !j->info.outcome && !j->info.job_id && j->info.state &&
+	    strcmp(j->info.state, "SUBMITTED") == 0 && slurm_find_submitted(j)) {
+		warn("%s: found job %s, submitted before the driver died; not submitting again", j->dir,
+		     j->info.job_id);
+		j->info.scheduler = sched_names[j->sched];
+		if (!job_save(j))
+			return 1;
+	}
 	reattach = j->have_info && !j->info.outcome && j->info.job_id && j->info.scheduler &&
 	           strcmp(j->info.scheduler, sched_names[j->sched]) == 0;
 	if (reattach && !handed_over(j))
@@ -381,6 +391,10 @@ run(struct job *j)
 				return 128 + j->signo;
 			}
 			if (!new_attempt(j))
+				return 1;
+			/* on disk before sbatch: a driver killed before job.json
+			 * gets the id leaves this, and the next one looks first */
+			if (j->sched == JOB_SLURM && !job_save(j))
 				return 1;
 			retryable = false;
 			if (!(j->sched == JOB_SLURM ? slurm_submit(j, &retryable) : sa_submit(j))) {

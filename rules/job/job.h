@@ -167,6 +167,10 @@ void sa_cancel(struct job *j);
  * attempt could succeed (limits, not a bad script). */
 bool slurm_submit(struct job *j, bool *retryable);
 enum job_wait slurm_wait(struct job *j, bool want_start);
+/* A driver killed between sbatch and job.json left a job behind: looks
+ * for the live job of this run (its name and --comment) and, when there is
+ * one, puts its id and state in j->info. Returns whether it found one. */
+bool slurm_find_submitted(struct job *j);
 /* scancel the job (retrying transient errors). */
 void slurm_cancel(struct job *j);
 /* Runs a Slurm command (argv[0] from PATH) in dir, retrying transient errors

@@ -5,12 +5,14 @@
  * poller (job_poll.c) last heard from the scheduler. An exit record makes
  * the poll urgent until the scheduler calls the job ended. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -190,19 +192,86 @@ slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cl
 	return rc;
 }
 
+/* The comment every job of run dir j->dir carries (--comment): what tells
+ * its job apart from another build dir's job of the same name. */
+static const char *
+run_comment(struct job *j)
+{
+	char abs[PATH_MAX];
+	struct buf b = {0};
+	const char *s;
+
+	buf_printf(&b, "kunai:%s", realpath(j->dir, abs) ? abs : j->dir);
+	s = arena_strdup(&j->arena, b.data);
+	buf_free(&b);
+	return s;
+}
+
+/* The job name on the script's #SBATCH --job-name line, or NULL. */
+static const char *
+script_job_name(struct job *j)
+{
+	struct buf p = {0}, text = {0};
+	const char *s, *e, *name = NULL;
+
+	if (job_slurp(job_path(j, &p, "cloudai_sbatch_script.sh"), &text) &&
+	    (s = strstr(text.data, "\n#SBATCH --job-name="))) {
+		s += strlen("\n#SBATCH --job-name=");
+		e = s + strcspn(s, "\n");
+		name = arena_strndup(&j->arena, s, (size_t)(e - s));
+	}
+	buf_free(&p);
+	buf_free(&text);
+	return name;
+}
+
+bool
+slurm_find_submitted(struct job *j)
+{
+	const char *name = script_job_name(j), *comment = run_comment(j), *l;
+	char *argv[] = {"squeue", "-h", "-n", (char *)name, "-o", "%i|%T|%k", NULL};
+	struct buf out = {0}, err = {0};
+	size_t n = strlen(comment), id;
+	bool found = false;
+
+	if (!name || slurm_cmd(j, argv, NULL, 4, false, &out, &err) != 0) {
+		buf_free(&out);
+		buf_free(&err);
+		return false;
+	}
+	/* "ID|STATE|COMMENT" per live job of that name */
+	for (l = buf_str(&out); *l && !found; l += strcspn(l, "\n"), l += *l == '\n') {
+		const char *bar = strchr(l, '|'), *bar2 = bar ? strchr(bar + 1, '|') : NULL;
+		id = strspn(l, "0123456789_");
+		if (!bar || !bar2 || (size_t)(bar - l) != id || id == 0 || strncmp(bar2 + 1, comment, n) != 0 ||
+		    (bar2[1 + n] != '\n' && bar2[1 + n]))
+			continue;
+		j->info.job_id = arena_strndup(&j->arena, l, id);
+		j->info.state = arena_strndup(&j->arena, bar + 1, (size_t)(bar2 - bar - 1));
+		found = true;
+	}
+	buf_free(&out);
+	buf_free(&err);
+	return found;
+}
+
 bool
 slurm_submit(struct job *j, bool *retryable)
 {
 	/* --no-requeue on the command line (it overrides the script's own
 	 * #SBATCH lines): a job Slurm requeued after a node failure would
 	 * run again under the same id after kunai recorded its end, while
-	 * kunai retries infrastructure failures itself, as a new attempt */
-	char *argv[] = {"sbatch", "--parsable", "--no-requeue", "cloudai_sbatch_script.sh", NULL};
-	struct buf out = {0}, err = {0}, msg = {0};
+	 * kunai retries infrastructure failures itself, as a new attempt.
+	 * --comment names the run dir, so that a driver killed between sbatch
+	 * and job.json finds its job again (slurm_find_submitted). */
+	char *argv[] = {"sbatch", "--parsable", "--no-requeue", NULL, "cloudai_sbatch_script.sh", NULL};
+	struct buf out = {0}, err = {0}, msg = {0}, comment = {0};
 	size_t n;
 	int rc;
 
 	*retryable = false;
+	buf_printf(&comment, "--comment=%s", run_comment(j));
+	argv[3] = comment.data;
 	rc = slurm_cmd(j, argv, j->dir, SUBMIT_TRIES, false, &out, &err);
 	n = strspn(buf_str(&out), "0123456789_");
 	if (rc == 0 && n > 0 && (out.data[n] == ';' || out.data[n] == '\n' || !out.data[n])) {
@@ -211,6 +280,7 @@ slurm_submit(struct job *j, bool *retryable)
 		j->info.state = "PENDING";
 		buf_free(&out);
 		buf_free(&err);
+		buf_free(&comment);
 		return true;
 	}
 	j->info.state = "SUBMIT_FAILED";
@@ -224,6 +294,7 @@ slurm_submit(struct job *j, bool *retryable)
 	buf_free(&out);
 	buf_free(&err);
 	buf_free(&msg);
+	buf_free(&comment);
 	return false;
 }
 
