@@ -316,7 +316,8 @@ m_resolve_presets(struct mctx *c, const struct mfile *f, const char *const *name
 	buf_free(&b);
 	/* presets first, then --set: the command line has the last word */
 	cp->overrides = arena_alloc(c->a, (p.n_out + n_sets + 1) * sizeof(struct override));
-	memcpy((struct override *)cp->overrides, p.out, p.n_out * sizeof(*p.out));
+	if (p.n_out)
+		memcpy((struct override *)cp->overrides, p.out, p.n_out * sizeof(*p.out));
 	if (n_sets)
 		memcpy((struct override *)cp->overrides + p.n_out, sets, n_sets * sizeof(*sets));
 	cp->n_overrides = p.n_out + n_sets;

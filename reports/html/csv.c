@@ -211,8 +211,11 @@ csv_write(const char *root, const struct summary *s)
 	order = xcalloc(n + 1, sizeof(*order));
 	{
 		struct family *sorted = xcalloc(n + 1, sizeof(*sorted));
-		memcpy(sorted, f, n * sizeof(*f));
-		qsort(sorted, n, sizeof(*sorted), by_name);
+		/* no family at all when no run has a value (f is still NULL) */
+		if (n) {
+			memcpy(sorted, f, n * sizeof(*f));
+			qsort(sorted, n, sizeof(*sorted), by_name);
+		}
 		for (k = 0; k < n; k++)
 			for (j = 0; j < n; j++)
 				if (f[j].name == sorted[k].name)
