@@ -13,6 +13,7 @@
 
 extern const struct workload wl_bash_cmd;
 extern const struct workload wl_nccl;
+extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
@@ -27,6 +28,7 @@ static const struct workload *const workloads[] = {
 	&wl_kunai[WL_KUNAI_HEALTH],
 	&wl_kunai[WL_KUNAI_TRAIN],
 	&wl_nccl,
+	&wl_nemo_launcher,
 	&wl_osu,
 	&wl_sleep,
 	&wl_slurm_container,
@@ -44,6 +46,7 @@ static const char *const workload_name_list[] = {
 	"KunaiHealth",
 	"KunaiTrainSmoke",
 	"NcclTest",
+	"NeMoLauncher",
 	"OSUBench",
 	"Sleep",
 	"SlurmContainer",

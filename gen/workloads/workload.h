@@ -26,6 +26,25 @@ struct arg_schema {
 	bool required;
 };
 
+/* What a workload needs installed before it runs, declared here and turned
+ * into install edges elsewhere. url "cmd_args.KEY" means the run's value of
+ * that argument (a container image chosen in the test); path NULL means
+ * CloudAI's own place under the install dir (<repo>__<commit> for a git
+ * repository, <repo>__<commit>-venv for its python environment). */
+enum inst_kind {
+	INST_IMAGE, /* container image: url */
+	INST_GIT,   /* git repository: url at commit */
+	INST_VENV,  /* python environment made from the INST_GIT entry before it */
+	INST_FILE,  /* a helper file kunai ships: url is its path under the datadir */
+};
+
+struct installable {
+	enum inst_kind kind;
+	const char *url;
+	const char *commit;
+	const char *path;
+};
+
 /* Which schedulers a workload can run on (bit per enum sched). */
 #define WL_STANDALONE (1u << 0)
 #define WL_SLURM (1u << 1)
@@ -51,6 +70,12 @@ struct workload {
 	const char *const *all_of;
 	const char *const *none_of;
 	const char *grader; /* name of the grader (reports/), for later */
+	const struct installable *installables;
+	size_t n_installables;
+	/* Slurm: when set, appends the shell lines that run r in the batch
+	 * script itself, in place of the srun of its command (a workload that
+	 * drives its own launcher); the status of the last line is the run's. */
+	void (*script_body)(const struct run *r, struct buf *out);
 };
 
 /* Returns the workload named name, or NULL. */

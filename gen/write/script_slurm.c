@@ -322,6 +322,10 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 {
 	struct word w = {0};
 
+	if (r->def->wl->script_body) {
+		r->def->wl->script_body(r, out);
+		return;
+	}
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
 	if (!r->def->wl->in_batch) {
 		if (prefix)
