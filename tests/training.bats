@@ -16,6 +16,9 @@
 #      (literally, as every kunai export) and passes +env_vars.K=V
 #      unexpanded. Those words are compared by name only.
 #  N3. cluster.job_name_prefix is kunai's stable job name, not a timestamp.
+#  N5. NeMoRun's helper cloudai_nemorun.py: CloudAI mounts the folder of its
+#      own source tree that holds it at /cloudai_workspace; kunai mounts the
+#      install dir, where the helper is installed. Mapped here.
 #  N4. Hydra lists: CloudAI's shell strips the quotes of stages=["training"]
 #      (Hydra reads [training] as the same list); kunai passes the TOML
 #      value as written. Double quotes inside [...] are dropped here.
@@ -31,6 +34,7 @@ setup_file() {
 words() {
 	(
 		RUN_DIR=$1 INSTALL_DIR=$2
+		RUN_DIR_Q=$(printf %q "$RUN_DIR")
 		scontrol() { :; }
 		eval "set -- $3"
 		for w in "$@"; do printf '%s\n' "$w"; done
@@ -68,4 +72,71 @@ launcher_words() {
 	launcher_words "$t/out/nl/0/cloudai_sbatch_script.sh" >"$t/kunai.words"
 	diff -u "$t/cloudai.words" "$t/kunai.words"
 	grep -q '^export VAR=' "$t/out/nl/0/cloudai_sbatch_script.sh"
+}
+
+# lines FILE RUN INSTALL: the #SBATCH (no job name, --output/--error made
+# relative), export, srun, PRE_TEST_SUCCESS, if and fi lines of FILE, the
+# shell lines as their words (scripts.bats's normalisation, differences 1-7).
+lines() {
+	local file=$1 run=$2 install=$3 line
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line#"${line%%[![:space:]]*}"}
+		case $line in
+		'#SBATCH --job-name='*) ;;
+		'#SBATCH '*) printf '%s\n' "${line//=$run\//=}" ;;
+		'export SLURM_JOB_MASTER_NODE='* | PRE_TEST_SUCCESS=* | 'if '* | fi) printf '%s\n' "$line" ;;
+		export\ * | srun\ *)
+			words "$run" "$install" "$line" | tr '\n' ' '
+			printf '\n'
+			;;
+		esac
+	done <"$file"
+}
+
+# nemo_run REF [PRE]: CloudAI's NeMoRun test of its reference scripts (its
+# extra_env_vars in $ENV_TOML), with an NCCL pre-test hook when PRE is set.
+nemo_run() {
+	local ref=$1 pre=${2:-} t=$BATS_TEST_TMPDIR
+	[ -f "$REF/$ref" ] || skip "CloudAI's reference scripts are absent ($REF)"
+	mkdir -p "$t/tests" "$t/hook/test"
+	cat >"$t/tests/nr.toml" <<-T
+	name = "nemo-run"
+	description = "nemo-run"
+	test_template_name = "NeMoRun"
+	[cmd_args]
+	docker_image_url = "nvcr.io/nvidia/nemo:24.09"
+	task = "pretrain"
+	recipe_name = "llama_3b"
+	${ENV_TOML:-}
+	T
+	printf 'name = "tc"\n' >"$t/scenario.toml"
+	if [ -n "$pre" ]; then
+		cp "$GOLDEN/nccl.test.toml" "$t/hook/test/"
+		printf 'name = "nccl"\n[[Tests]]\nid = "nccl.1"\ntest_name = "nccl"\n' >"$t/hook/nccl.toml"
+		printf 'pre_test = "nccl"\n' >>"$t/scenario.toml"
+	fi
+	printf '[[Tests]]\nid = "nr"\ntest_name = "nemo-run"\n' >>"$t/scenario.toml"
+	run "$KUNAI" gen --system-config "$GOLDEN/system.toml" --tests-dir "$t/tests" --hook-dir "$t/hook" \
+		--test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	lines "$REF/$ref" __OUTPUT_DIR__/output __OUTPUT_DIR__/install |
+		sed -e 's|\[__CLOUDAI_DIR__/src/cloudai/workloads/nemo_run:/cloudai_workspace\]|[__OUTPUT_DIR__/install:/cloudai_workspace]|' \
+			-e 's|__CLOUDAI_DIR__/src/cloudai/workloads/nemo_run:/cloudai_workspace|__OUTPUT_DIR__/install:/cloudai_workspace|' \
+			-e 's|--container-image=nvcr.io/nvidia/nemo:24.09|--container-image=__OUTPUT_DIR__/install/nvcr.io_nvidia__nemo__24.09.sqsh|' \
+			-e 's|--container-image=nvcr.io#nvidia/pytorch:24.02-py3|--container-image=__OUTPUT_DIR__/install/nvcr.io_nvidia__pytorch__24.02-py3.sqsh|' \
+			>"$t/cloudai.lines"
+	lines "$t/out/nr/0/cloudai_sbatch_script.sh" __OUTPUT_DIR__/output __OUTPUT_DIR__/install >"$t/kunai.lines"
+	diff -u "$t/cloudai.lines" "$t/kunai.lines"
+}
+
+@test "NeMoRun: every directive, export and srun line of ref_data/nemo-run-no-hook.sbatch" {
+	nemo_run nemo-run-no-hook.sbatch
+}
+
+@test "NeMoRun: ENABLE_VBOOST=1 adds CloudAI's vboost srun (ref_data/nemo-run-vboost.sbatch)" {
+	ENV_TOML=$'[extra_env_vars]\nENABLE_VBOOST = "1"' nemo_run nemo-run-vboost.sbatch
+}
+
+@test "NeMoRun: with an NCCL pre-test hook (ref_data/nemo-run-pre-test.sbatch)" {
+	nemo_run nemo-run-pre-test.sbatch pre
 }

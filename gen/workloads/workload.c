@@ -14,6 +14,7 @@
 extern const struct workload wl_bash_cmd;
 extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
+extern const struct workload wl_nemo_run;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
@@ -29,6 +30,7 @@ static const struct workload *const workloads[] = {
 	&wl_kunai[WL_KUNAI_TRAIN],
 	&wl_nccl,
 	&wl_nemo_launcher,
+	&wl_nemo_run,
 	&wl_osu,
 	&wl_sleep,
 	&wl_slurm_container,
@@ -47,6 +49,7 @@ static const char *const workload_name_list[] = {
 	"KunaiTrainSmoke",
 	"NcclTest",
 	"NeMoLauncher",
+	"NeMoRun",
 	"OSUBench",
 	"Sleep",
 	"SlurmContainer",

@@ -45,6 +45,13 @@ struct installable {
 	const char *path;
 };
 
+/* An environment variable a workload adds to its runs' (after the system's
+ * and the test's); if_unset: only when neither set it. */
+struct wl_env {
+	const char *key, *value;
+	bool if_unset;
+};
+
 /* Which schedulers a workload can run on (bit per enum sched). */
 #define WL_STANDALONE (1u << 0)
 #define WL_SLURM (1u << 1)
@@ -76,6 +83,13 @@ struct workload {
 	 * script itself, in place of the srun of its command (a workload that
 	 * drives its own launcher); the status of the last line is the run's. */
 	void (*script_body)(const struct run *r, struct buf *out);
+	/* Writes at most max variables to add to r's environment (r's cmd_args
+	 * and env are resolved); returns how many. Values must outlive r
+	 * (constants, or r's own texts). */
+	size_t (*env)(const struct run *r, struct wl_env *out, size_t max);
+	/* Container mounts "SRC:DST" added after the test's, SRC relative to
+	 * the install dir ("" is the install dir itself); NULL-terminated. */
+	const char *const *install_mounts;
 };
 
 /* Returns the workload named name, or NULL. */

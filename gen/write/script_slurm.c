@@ -190,6 +190,14 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 			w_lit(w, text(&t));
 		}
 	}
+	for (i = 0; r->def->wl->install_mounts && r->def->wl->install_mounts[i]; i++) {
+		const char *m = r->def->wl->install_mounts[i];
+		w_lit(w, ",");
+		w_var(w, "INSTALL_DIR");
+		if (*m != ':')
+			w_lit(w, "/");
+		w_lit(w, m);
+	}
 	/* NCCL reads its topology file inside the container at the same path */
 	for (i = 0; i < r->env.len; i++)
 		if (strcmp(r->env.items[i].key, "NCCL_TOPO_FILE") == 0 && r->env.items[i].value[0] == '/') {
@@ -538,6 +546,16 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	script_env_exports(out, r);
 	/* the same srun prefix starts the probes and the test's own srun */
 	srun_prefix(&prefix, r, &here);
+	for (i = 0; i < r->env.len; i++)
+		if (strcmp(r->env.items[i].key, "ENABLE_VBOOST") == 0 && strcmp(r->env.items[i].value, "1") == 0) {
+			/* CloudAI's, for any workload: one task per node raises the voltage boost */
+			buf_printf(out, "srun --ntasks=%zu", r->nodes.len ? r->nodes.len : (size_t)r->num_nodes);
+			w_file(&w, &here, "vboost.out");
+			w_emit(out, "--output=", &w);
+			w_file(&w, &here, "vboost.err");
+			w_emit(out, "--error=", &w);
+			buf_puts(out, " bash -c \"sudo nvidia-smi boost-slider --vboost 1\"\n\n");
+		}
 	probes(out, r, &prefix);
 
 	if (npre) {
