@@ -140,3 +140,41 @@ nemo_run() {
 @test "NeMoRun: with an NCCL pre-test hook (ref_data/nemo-run-pre-test.sbatch)" {
 	nemo_run nemo-run-pre-test.sbatch pre
 }
+
+# mb_words FILE: the words of the Megatron-Bridge launcher line of FILE.
+mb_words() {
+	grep '^NEMORUN_HOME=' "$1" | sed 's/ >>"$LOG" 2>&1.*//' >"$BATS_TEST_TMPDIR/cmd"
+	words __OUTPUT_DIR__/output __INSTALL_DIR__ "$(cat "$BATS_TEST_TMPDIR/cmd")"
+}
+
+@test "MegatronBridge: the launcher command has CloudAI's words (ref_data/megatron-bridge.sbatch)" {
+	[ -f "$REF/megatron-bridge.sbatch" ] || skip "CloudAI's reference scripts are absent ($REF)"
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tests"
+	cat >"$t/tests/mb.toml" <<-'T'
+	name = "megatron-bridge"
+	description = "Megatron-Bridge benchmark"
+	test_template_name = "MegatronBridge"
+	extra_container_mounts = []
+	[cmd_args]
+	container_image = "/images/megatron_bridge_image.sqsh"
+	hf_token = "dummy_token"
+	model_family_name = "qwen3"
+	model_recipe_name = "30b_a3b"
+	num_gpus = 8
+	[extra_env_vars]
+	CUDA_VISIBLE_DEVICES = "0,1,2,3"
+	NCCL_DEBUG = "INFO"
+	[[git_repos]]
+	url = "https://github.com/NVIDIA-NeMo/Megatron-Bridge.git"
+	commit = "main"
+	mount_as = "/opt/Megatron-Bridge"
+	T
+	printf 'name = "tc"\n[[Tests]]\nid = "mb"\ntest_name = "megatron-bridge"\ntime_limit = "00:20:00"\n' >"$t/scenario.toml"
+	run "$KUNAI" gen --system-config "$GOLDEN/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	mb_words "$REF/megatron-bridge.sbatch" |
+		sed 's|^__OUTPUT_DIR__/output/megatron_bridge_image.sqsh$|/images/megatron_bridge_image.sqsh|' >"$t/cloudai.words"
+	mb_words "$t/out/mb/0/cloudai_sbatch_script.sh" >"$t/kunai.words"
+	diff -u "$t/cloudai.words" "$t/kunai.words"
+}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wl_train.h"
 #include "workload.h"
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
@@ -205,19 +206,20 @@ command(const struct run *r, struct buf *out)
 static void
 script_body(const struct run *r, struct buf *out)
 {
+	struct buf logs = {0};
+
 	buf_puts(out, "{ ");
 	command(r, out);
 	buf_puts(out, "; } 2>&1 | tee \"$RUN_DIR/launcher.txt\"\n"
 	              "KUNAI_LRC=${PIPESTATUS[0]}\n"
 	              "KUNAI_JOB=$(sed -n 's/.*submitted with Job ID \\([0-9][0-9]*\\).*/\\1/p' "
 	              "\"$RUN_DIR/launcher.txt\" | tail -n 1)\n"
-	              "[ \"$KUNAI_LRC\" -eq 0 ] && [ -n \"$KUNAI_JOB\" ] && {\n"
-	              "  while squeue -h -j \"$KUNAI_JOB\" 2>/dev/null | grep -q .; do sleep 30; done\n"
-	              "  cat \"$RUN_DIR\"/");
-	sh_quote(out, workload_value(r, "training.run.name"));
-	buf_puts(out, "/log-*.out 2>/dev/null\n"
-	              "  sacct -n -X -P -j \"$KUNAI_JOB\" -o State | grep -q '^COMPLETED'\n"
-	              "}");
+	              "[ \"$KUNAI_LRC\" -eq 0 ] || KUNAI_JOB=\n");
+	buf_puts(&logs, "\"$RUN_DIR\"/");
+	sh_quote(&logs, workload_value(r, "training.run.name"));
+	buf_puts(&logs, "/log-*.out");
+	train_wait(out, buf_str(&logs));
+	buf_free(&logs);
 }
 
 const struct workload wl_nemo_launcher = {

@@ -165,3 +165,15 @@ train_int(const char *s, long long *v)
 	*v = strtoll(s, &end, 10);
 	return *end == '\0';
 }
+
+void
+train_wait(struct buf *out, const char *logs)
+{
+	buf_puts(out, "[ -n \"$KUNAI_JOB\" ] && {\n"
+	              "  while squeue -h -j \"$KUNAI_JOB\" 2>/dev/null | grep -q .; do sleep 30; done\n"
+	              "  cat ");
+	buf_puts(out, logs);
+	buf_puts(out, " 2>/dev/null\n"
+	              "  sacct -n -X -P -j \"$KUNAI_JOB\" -o State | grep -q '^COMPLETED'\n"
+	              "}");
+}

@@ -42,4 +42,10 @@ bool train_has_table(const struct run *r, const char *prefix);
 /* Returns whether s is an integer and stores it in *v. */
 bool train_int(const char *s, long long *v);
 
+/* Appends the lines that follow a launcher which submitted its own job
+ * ($KUNAI_JOB, empty when it did not): wait while squeue lists the job, copy
+ * logs (shell words, a glob or "$LOG") to stdout for the grader, and end
+ * with status 0 only when sacct says the job COMPLETED. No newline at the end. */
+void train_wait(struct buf *out, const char *logs);
+
 #endif

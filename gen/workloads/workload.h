@@ -114,5 +114,8 @@ bool workload_is_bool(const struct run *r, const char *key);
 /* Appends the test's extra_cmd_args, each as " k v" (sep ' ') or " k=v"
  * (sep '='), both parts shell-quoted; the key alone when the value is empty. */
 void workload_extra_args(const struct run *r, char sep, struct buf *out);
+/* Appends CloudAI's file name for a cached image under the install dir:
+ * nvcr.io/nvidia/pytorch:24.02-py3 -> nvcr.io_nvidia__pytorch__24.02-py3.sqsh. */
+void workload_image_cache_name(struct buf *b, const char *url);
 
 #endif

@@ -96,29 +96,6 @@ w_file(struct word *w, const struct where *d, const char *file)
 	w_lit(w, file);
 }
 
-/* CloudAI's file name for a cached image: nvcr.io/nvidia/pytorch:24.02-py3
- * -> nvcr.io_nvidia__pytorch__24.02-py3.sqsh, '#' -> '_'. */
-static void
-cache_name(struct buf *b, const char *url)
-{
-	const char *s = strstr(url, "://"), *colon, *slash, *end;
-	size_t start = b->len, i;
-
-	s = s ? s + 3 : url;
-	colon = strrchr(s, ':');
-	end = colon ? colon : s + strlen(s);
-	for (slash = end; slash > s && slash[-1] != '/'; slash--)
-		;
-	if (slash > s)
-		buf_push(b, s, (size_t)(slash - 1 - s));
-	buf_puts(b, "__");
-	buf_push(b, slash, (size_t)(end - slash));
-	buf_printf(b, "__%s.sqsh", colon ? colon + 1 : "notag");
-	for (i = start; i < b->len; i++)
-		if (b->data[i] == '/' || b->data[i] == '#')
-			b->data[i] = '_';
-}
-
 static void
 w_image(struct word *w, const struct system *sys, const char *url)
 {
@@ -129,7 +106,7 @@ w_image(struct word *w, const struct system *sys, const char *url)
 		w_lit(w, url);
 		return;
 	}
-	cache_name(&name, url);
+	workload_image_cache_name(&name, url);
 	w_var(w, "INSTALL_DIR");
 	w_lit(w, "/");
 	w_lit(w, name.data);
