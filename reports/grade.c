@@ -195,13 +195,59 @@ grade_nccl(struct arena *a, const struct plan_run *r, const char *text, size_t l
 		       afmt(a, "max busbw %.2f GB/s is below min_busbw %s GB/s", n.max_busbw, min));
 }
 
+/* Training logs: step time, TFLOP/s per GPU, loss, and tokens/s when the
+ * run's arguments give the global batch and sequence length. */
+static void
+grade_train(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out,
+            enum train_log kind, const char *gbs_key, const char *seq_key)
+{
+	const char *gbs = run_arg(r, gbs_key), *seq = run_arg(r, seq_key);
+	struct train_result t;
+
+	if (!train_parse(kind, text, len, &t))
+		return;
+	if (t.has_step_time) {
+		add_metric(a, out, "step_time_s", t.step_time);
+		add_metric(a, out, "steps", (double)t.steps);
+		if (gbs && seq && t.step_time > 0 && atof(gbs) > 0 && atof(seq) > 0)
+			add_metric(a, out, "tokens_per_s", atof(gbs) * atof(seq) / t.step_time);
+	}
+	if (t.has_tflops)
+		add_metric(a, out, "tflops_per_gpu", t.tflops_per_gpu);
+	if (t.has_loss)
+		add_metric(a, out, "train_loss", t.loss);
+}
+
+static void
+grade_nemo_launcher(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+{
+	grade_train(a, r, text, len, out, TRAIN_NEMO_LAUNCHER, "training.model.global_batch_size",
+	            "training.model.encoder_seq_length");
+}
+
+static void
+grade_nemo_run(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+{
+	grade_train(a, r, text, len, out, TRAIN_NEMO_RUN, "data.global_batch_size", "data.seq_length");
+}
+
+static void
+grade_megatron_bridge(struct arena *a, const struct plan_run *r, const char *text, size_t len,
+                      struct run_report *out)
+{
+	grade_train(a, r, text, len, out, TRAIN_MBRIDGE, "gb", "seq_length");
+}
+
 /* Graders by the name a workload entry gives (workload.grader). */
 static const struct {
 	const char *name;
 	void (*grade)(struct arena *a, const struct plan_run *r, const char *text, size_t len,
 	              struct run_report *out);
 } graders[] = {
+	{"megatron_bridge", grade_megatron_bridge},
 	{"nccl", grade_nccl},
+	{"nemo_launcher", grade_nemo_launcher},
+	{"nemo_run", grade_nemo_run},
 };
 
 /* Reads path whole; false (silently) when it does not exist. */
