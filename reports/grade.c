@@ -238,6 +238,19 @@ grade_megatron_bridge(struct arena *a, const struct plan_run *r, const char *tex
 	grade_train(a, r, text, len, out, TRAIN_MBRIDGE, "gb", "seq_length");
 }
 
+/* Megatron-LM: iteration metrics; CloudAI's success check wants one
+ * iteration line or a validation loss. */
+static void
+grade_megatron_run(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+{
+	struct train_result t;
+
+	grade_train(a, r, text, len, out, TRAIN_MEGATRON, "global_batch_size", "seq_length");
+	if ((!train_parse(TRAIN_MEGATRON, text, len, &t) || !t.has_step_time) &&
+	    !contains(text, len, "validation loss at iteration"))
+		demote(out, OUTCOME_FAILED, "stdout.txt has no Megatron iteration metrics and no validation loss");
+}
+
 /* Graders by the name a workload entry gives (workload.grader). */
 static const struct {
 	const char *name;
@@ -245,6 +258,7 @@ static const struct {
 	              struct run_report *out);
 } graders[] = {
 	{"megatron_bridge", grade_megatron_bridge},
+	{"megatron_run", grade_megatron_run},
 	{"nccl", grade_nccl},
 	{"nemo_launcher", grade_nemo_launcher},
 	{"nemo_run", grade_nemo_run},

@@ -19,6 +19,10 @@
 #  N5. NeMoRun's helper cloudai_nemorun.py: CloudAI mounts the folder of its
 #      own source tree that holds it at /cloudai_workspace; kunai mounts the
 #      install dir, where the helper is installed. Mapped here.
+#  N6. MegatronRun: CloudAI's empty switch values leave double blanks inside
+#      bash -c "..." (squeezed here); extra_container_mounts are literal in
+#      kunai, so CloudAI's example mount "$PWD" (expanded by its shell) is
+#      compared as written.
 #  N4. Hydra lists: CloudAI's shell strips the quotes of stages=["training"]
 #      (Hydra reads [training] as the same list); kunai passes the TOML
 #      value as written. Double quotes inside [...] are dropped here.
@@ -177,4 +181,31 @@ mb_words() {
 		sed 's|^__OUTPUT_DIR__/output/megatron_bridge_image.sqsh$|/images/megatron_bridge_image.sqsh|' >"$t/cloudai.words"
 	mb_words "$t/out/mb/0/cloudai_sbatch_script.sh" >"$t/kunai.words"
 	diff -u "$t/cloudai.words" "$t/kunai.words"
+}
+
+@test "MegatronRun: every directive, export and srun line of ref_data/megatron-run.sbatch" {
+	[ -f "$REF/megatron-run.sbatch" ] || skip "CloudAI's reference scripts are absent ($REF)"
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tests"
+	# CloudAI's test writes absolute paths of its working directory: /cwd here
+	cat >"$t/tests/mr.toml" <<-'T'
+	name = "megatron-run"
+	description = "megatron-run"
+	test_template_name = "MegatronRun"
+	extra_container_mounts = ["$PWD"]
+	[cmd_args]
+	docker_image_url = "nvcr.io/nvidia/megatron:24.09"
+	run_script = "/cwd/run.py"
+	save = "/cwd"
+	load = "/cwd"
+	tokenizer_model = "/cwd/model.m"
+	T
+	printf 'name = "tc"\n[[Tests]]\nid = "mr"\ntest_name = "megatron-run"\n' >"$t/scenario.toml"
+	sed 's/^cache_docker_images_locally = true/cache_docker_images_locally = false/' "$GOLDEN/system.toml" >"$t/system.toml"
+	run "$KUNAI" gen --system-config "$t/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	lines "$REF/megatron-run.sbatch" __OUTPUT_DIR__/output __OUTPUT_DIR__/install |
+		sed -e 's|__CLOUDAI_DIR__|/cwd|g' -e "s|,$PWD |,\$PWD |g" | tr -s ' ' >"$t/cloudai.lines"
+	lines "$t/out/mr/0/cloudai_sbatch_script.sh" __OUTPUT_DIR__/output __OUTPUT_DIR__/install >"$t/kunai.lines"
+	diff -u "$t/cloudai.lines" "$t/kunai.lines"
 }

@@ -13,6 +13,7 @@
 
 extern const struct workload wl_bash_cmd;
 extern const struct workload wl_megatron_bridge;
+extern const struct workload wl_megatron_run;
 extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_nemo_run;
@@ -30,6 +31,7 @@ static const struct workload *const workloads[] = {
 	&wl_kunai[WL_KUNAI_HEALTH],
 	&wl_kunai[WL_KUNAI_TRAIN],
 	&wl_megatron_bridge,
+	&wl_megatron_run,
 	&wl_nccl,
 	&wl_nemo_launcher,
 	&wl_nemo_run,
@@ -50,6 +52,7 @@ static const char *const workload_name_list[] = {
 	"KunaiHealth",
 	"KunaiTrainSmoke",
 	"MegatronBridge",
+	"MegatronRun",
 	"NcclTest",
 	"NeMoLauncher",
 	"NeMoRun",
