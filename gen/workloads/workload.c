@@ -12,6 +12,7 @@
 #include "gen/model/expand.h"
 
 extern const struct workload wl_bash_cmd;
+extern const struct workload wl_chakra_replay;
 extern const struct workload wl_megatron_bridge;
 extern const struct workload wl_megatron_run;
 extern const struct workload wl_nccl;
@@ -24,6 +25,7 @@ extern const struct workload wl_ucc;
 
 static const struct workload *const workloads[] = {
 	&wl_bash_cmd,
+	&wl_chakra_replay,
 	&wl_kunai[WL_KUNAI_ALLREDUCE],
 	&wl_kunai[WL_KUNAI_BISECTION],
 	&wl_kunai[WL_KUNAI_DDP],
@@ -45,6 +47,7 @@ static const struct workload *const workloads[] = {
  * workload_names() free of allocation and global mutable state. */
 static const char *const workload_name_list[] = {
 	"BashCmd",
+	"ChakraReplay",
 	"KunaiAllReduce",
 	"KunaiBisection",
 	"KunaiDdpSmoke",

@@ -90,6 +90,9 @@ struct workload {
 	/* Container mounts "SRC:DST" added after the test's, SRC relative to
 	 * the install dir ("" is the install dir itself); NULL-terminated. */
 	const char *const *install_mounts;
+	/* cmd_args keys whose value, a path, is mounted at the same path in the
+	 * container (after install_mounts); NULL-terminated. */
+	const char *const *arg_mounts;
 };
 
 /* Returns the workload named name, or NULL. */

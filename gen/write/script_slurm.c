@@ -175,6 +175,15 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 			w_lit(w, "/");
 		w_lit(w, m);
 	}
+	for (i = 0; r->def->wl->arg_mounts && r->def->wl->arg_mounts[i]; i++) {
+		const char *v = workload_value(r, r->def->wl->arg_mounts[i]);
+		if (!v || !*v)
+			continue;
+		w_lit(w, ",");
+		w_lit(w, v);
+		w_lit(w, ":");
+		w_lit(w, v);
+	}
 	/* NCCL reads its topology file inside the container at the same path */
 	for (i = 0; i < r->env.len; i++)
 		if (strcmp(r->env.items[i].key, "NCCL_TOPO_FILE") == 0 && r->env.items[i].value[0] == '/') {
