@@ -150,13 +150,20 @@ overrides(const struct run *r, struct buf *out)
 	for (i = 0; i < r->env.len; i++)
 		if (!strcmp(r->env.items[i].key, "NCCL_TOPO_FILE"))
 			topo = r->env.items[i].value;
-	if (tok || topo) {
+	/* CloudAI finds the tokenizer in the extra arguments too */
+	for (i = 0; !tok && i < r->def->extra_cmd_args.len; i++)
+		if (!strcmp(r->def->extra_cmd_args.items[i].key, "training.model.tokenizer.model") &&
+		    r->def->extra_cmd_args.items[i].val->type == TOML_STRING)
+			tok = r->def->extra_cmd_args.items[i].val->u.str.s;
+	/* the topology file's mount takes the tokenizer's in front of it; the
+	 * tokenizer's alone goes last, after the extra arguments, as CloudAI
+	 * appends it */
+	if (topo) {
 		struct buf m = {0};
 		buf_puts(&m, "[");
 		if (tok)
-			buf_printf(&m, "\"%s:%s\"%s", tok, tok, topo ? ", " : "");
-		if (topo)
-			buf_printf(&m, "\"%s:%s\"", topo, topo);
+			buf_printf(&m, "\"%s:%s\", ", tok, tok);
+		buf_printf(&m, "\"%s:%s\"", topo, topo);
 		buf_puts(&m, "]");
 		override(out, "container_mounts", buf_str(&m));
 		buf_free(&m);
@@ -184,6 +191,13 @@ overrides(const struct run *r, struct buf *out)
 		buf_free(&val);
 	}
 	workload_extra_args(r, '=', out);
+	if (tok && !topo) {
+		struct buf m = {0};
+		buf_printf(&m, "container_mounts=[\"%s:%s\"]", tok, tok);
+		buf_putc(out, ' ');
+		sh_quote(out, buf_str(&m));
+		buf_free(&m);
+	}
 	free(o);
 	buf_free(&gpus);
 	buf_free(&nodes);
