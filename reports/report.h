@@ -203,6 +203,26 @@ struct fio_op {
  * the order printed. Returns how many it found. */
 size_t fio_parse(const char *text, size_t len, struct fio_op *ops, size_t max);
 
+/* ---- grade_train.c: training logs ------------------------------------------- */
+
+enum train_log {
+	TRAIN_NEMO_LAUNCHER, /* "train_step_timing in s: [t1, t2, ...]" */
+	TRAIN_NEMO_RUN,      /* one "train_step_timing in s: t" per step */
+	TRAIN_MBRIDGE,       /* "Step Time : t s ... GPU utilization: f TFLOP/s/GPU" */
+	TRAIN_MEGATRON,      /* "elapsed time per iteration (ms): t ... (TFLOP/s/GPU): f" */
+};
+
+struct train_result {
+	size_t steps;          /* step times read */
+	double step_time;      /* seconds, over the steps CloudAI counts */
+	double tflops_per_gpu; /* mean over the same steps */
+	double loss;           /* the last one logged */
+	bool has_step_time, has_tflops, has_loss;
+};
+
+/* Reads a training log. Returns false when it holds no step time and no loss. */
+bool train_parse(enum train_log kind, const char *text, size_t len, struct train_result *out);
+
 /* ---- report.c ---------------------------------------------------------------- */
 
 /* Marks each not-run run whose start condition can no longer hold (its

@@ -204,6 +204,19 @@ resolve_point(struct arena *a, const struct campaign *c, const struct test_case 
 		else
 			kv_push(a, &r->env, &ecap, g->key, text);
 	}
+	if (d->wl && d->wl->env) {
+		struct wl_env e[16];
+		size_t n = d->wl->env(r, e, LEN(e));
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < r->env.len; j++)
+				if (strcmp(r->env.items[j].key, e[i].key) == 0)
+					break;
+			if (j == r->env.len)
+				kv_push(a, &r->env, &ecap, e[i].key, e[i].value);
+			else if (!e[i].if_unset)
+				r->env.items[j].value = e[i].value;
+		}
+	}
 	r->num_nodes = tc->num_nodes && tc->num_nodes->type != TOML_ARRAY ? int_value(tc->num_nodes) : 1;
 	for (j = 0; j < ndims; j++) {
 		const struct toml_value *v = dims[j].values->items[pick[j]];

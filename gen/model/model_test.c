@@ -429,7 +429,13 @@ check_unused(struct mctx *c, const struct toml_value *root)
 		m_int(c, t, "exclude_start_steps", false, 0, &n);
 		m_int(c, t, "exclude_post_profiling_steps", false, 0, &n);
 	}
-	m_str(c, root, "agent", false, &s);
+	/* kunai's sweep is CloudAI's grid_search agent: every point, in order */
+	s = NULL;
+	if (m_str(c, root, "agent", false, &s) && s && strcmp(s, "grid_search") != 0)
+		merr(c, m_kv(root, "agent")->value->pos,
+		     "agent '%s' is not supported: kunai runs every sweep point, as CloudAI's "
+		     "'grid_search' agent does, and implements no other agent",
+		     m_shown(c, s));
 	m_int(c, root, "agent_steps", false, 1, &n);
 	m_strlist(c, root, "agent_metrics", &l);
 	m_str(c, root, "agent_reward_function", false, &s);

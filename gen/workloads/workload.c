@@ -12,9 +12,14 @@
 #include "gen/model/expand.h"
 
 extern const struct workload wl_bash_cmd;
+extern const struct workload wl_chakra_replay;
 extern const struct workload wl_ddlb;
 extern const struct workload wl_fio;
+extern const struct workload wl_megatron_bridge;
+extern const struct workload wl_megatron_run;
 extern const struct workload wl_nccl;
+extern const struct workload wl_nemo_launcher;
+extern const struct workload wl_nemo_run;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
@@ -22,6 +27,7 @@ extern const struct workload wl_ucc;
 
 static const struct workload *const workloads[] = {
 	&wl_bash_cmd,
+	&wl_chakra_replay,
 	&wl_ddlb,
 	&wl_fio,
 	&wl_kunai[WL_KUNAI_ALLREDUCE],
@@ -30,7 +36,11 @@ static const struct workload *const workloads[] = {
 	&wl_kunai[WL_KUNAI_GEMM],
 	&wl_kunai[WL_KUNAI_HEALTH],
 	&wl_kunai[WL_KUNAI_TRAIN],
+	&wl_megatron_bridge,
+	&wl_megatron_run,
 	&wl_nccl,
+	&wl_nemo_launcher,
+	&wl_nemo_run,
 	&wl_osu,
 	&wl_sleep,
 	&wl_slurm_container,
@@ -41,6 +51,7 @@ static const struct workload *const workloads[] = {
  * workload_names() free of allocation and global mutable state. */
 static const char *const workload_name_list[] = {
 	"BashCmd",
+	"ChakraReplay",
 	"DDLBTest",
 	"Fio",
 	"KunaiAllReduce",
@@ -49,7 +60,11 @@ static const char *const workload_name_list[] = {
 	"KunaiGemm",
 	"KunaiHealth",
 	"KunaiTrainSmoke",
+	"MegatronBridge",
+	"MegatronRun",
 	"NcclTest",
+	"NeMoLauncher",
+	"NeMoRun",
 	"OSUBench",
 	"Sleep",
 	"SlurmContainer",
@@ -194,4 +209,27 @@ workload_extra_args(const struct run *r, char sep, struct buf *out)
 		}
 	}
 	buf_free(&v);
+}
+
+/* CloudAI's file name for a cached image: nvcr.io/nvidia/pytorch:24.02-py3
+ * -> nvcr.io_nvidia__pytorch__24.02-py3.sqsh, '#' -> '_'. */
+void
+workload_image_cache_name(struct buf *b, const char *url)
+{
+	const char *s = strstr(url, "://"), *colon, *slash, *end;
+	size_t start = b->len, i;
+
+	s = s ? s + 3 : url;
+	colon = strrchr(s, ':');
+	end = colon ? colon : s + strlen(s);
+	for (slash = end; slash > s && slash[-1] != '/'; slash--)
+		;
+	if (slash > s)
+		buf_push(b, s, (size_t)(slash - 1 - s));
+	buf_puts(b, "__");
+	buf_push(b, slash, (size_t)(end - slash));
+	buf_printf(b, "__%s.sqsh", colon ? colon + 1 : "notag");
+	for (i = start; i < b->len; i++)
+		if (b->data[i] == '/' || b->data[i] == '#')
+			b->data[i] = '_';
 }

@@ -29,6 +29,32 @@ struct arg_schema {
 	bool required;
 };
 
+/* What a workload needs installed before it runs, declared here and turned
+ * into install edges elsewhere. url "cmd_args.KEY" means the run's value of
+ * that argument (a container image chosen in the test); path NULL means
+ * CloudAI's own place under the install dir (<repo>__<commit> for a git
+ * repository, <repo>__<commit>-venv for its python environment). */
+enum inst_kind {
+	INST_IMAGE, /* container image: url */
+	INST_GIT,   /* git repository: url at commit */
+	INST_VENV,  /* python environment made from the INST_GIT entry before it */
+	INST_FILE,  /* a helper file kunai ships: url is its path under the datadir */
+};
+
+struct installable {
+	enum inst_kind kind;
+	const char *url;
+	const char *commit;
+	const char *path;
+};
+
+/* An environment variable a workload adds to its runs' (after the system's
+ * and the test's); if_unset: only when neither set it. */
+struct wl_env {
+	const char *key, *value;
+	bool if_unset;
+};
+
 /* Which schedulers a workload can run on (bit per enum sched). */
 #define WL_STANDALONE (1u << 0)
 #define WL_SLURM (1u << 1)
@@ -58,6 +84,22 @@ struct workload {
 	const char *const *all_of;
 	const char *const *none_of;
 	const char *grader; /* name of the grader (reports/), for later */
+	const struct installable *installables;
+	size_t n_installables;
+	/* Slurm: when set, appends the shell lines that run r in the batch
+	 * script itself, in place of the srun of its command (a workload that
+	 * drives its own launcher); the status of the last line is the run's. */
+	void (*script_body)(const struct run *r, struct buf *out);
+	/* Writes at most max variables to add to r's environment (r's cmd_args
+	 * and env are resolved); returns how many. Values must outlive r
+	 * (constants, or r's own texts). */
+	size_t (*env)(const struct run *r, struct wl_env *out, size_t max);
+	/* Container mounts "SRC:DST" added after the test's, SRC relative to
+	 * the install dir ("" is the install dir itself); NULL-terminated. */
+	const char *const *install_mounts;
+	/* cmd_args keys whose value, a path, is mounted at the same path in the
+	 * container (after install_mounts); NULL-terminated. */
+	const char *const *arg_mounts;
 };
 
 /* Returns the workload named name, or NULL. */
@@ -84,6 +126,9 @@ bool workload_is_bool(const struct run *r, const char *key);
 /* Appends the test's extra_cmd_args, each as " k v" (sep ' ') or " k=v"
  * (sep '='), both parts shell-quoted; the key alone when the value is empty. */
 void workload_extra_args(const struct run *r, char sep, struct buf *out);
+/* Appends CloudAI's file name for a cached image under the install dir:
+ * nvcr.io/nvidia/pytorch:24.02-py3 -> nvcr.io_nvidia__pytorch__24.02-py3.sqsh. */
+void workload_image_cache_name(struct buf *b, const char *url);
 
 /* plot.c: the plot kind of a workload's runs (reports/plot/KIND.gp), or
  * NULL for none. */

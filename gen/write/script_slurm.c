@@ -96,29 +96,6 @@ w_file(struct word *w, const struct where *d, const char *file)
 	w_lit(w, file);
 }
 
-/* CloudAI's file name for a cached image: nvcr.io/nvidia/pytorch:24.02-py3
- * -> nvcr.io_nvidia__pytorch__24.02-py3.sqsh, '#' -> '_'. */
-static void
-cache_name(struct buf *b, const char *url)
-{
-	const char *s = strstr(url, "://"), *colon, *slash, *end;
-	size_t start = b->len, i;
-
-	s = s ? s + 3 : url;
-	colon = strrchr(s, ':');
-	end = colon ? colon : s + strlen(s);
-	for (slash = end; slash > s && slash[-1] != '/'; slash--)
-		;
-	if (slash > s)
-		buf_push(b, s, (size_t)(slash - 1 - s));
-	buf_puts(b, "__");
-	buf_push(b, slash, (size_t)(end - slash));
-	buf_printf(b, "__%s.sqsh", colon ? colon + 1 : "notag");
-	for (i = start; i < b->len; i++)
-		if (b->data[i] == '/' || b->data[i] == '#')
-			b->data[i] = '_';
-}
-
 static void
 w_image(struct word *w, const struct system *sys, const char *url)
 {
@@ -129,7 +106,7 @@ w_image(struct word *w, const struct system *sys, const char *url)
 		w_lit(w, url);
 		return;
 	}
-	cache_name(&name, url);
+	workload_image_cache_name(&name, url);
 	w_var(w, "INSTALL_DIR");
 	w_lit(w, "/");
 	w_lit(w, name.data);
@@ -189,6 +166,23 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 			w_lit(w, "/git/");
 			w_lit(w, text(&t));
 		}
+	}
+	for (i = 0; r->def->wl->install_mounts && r->def->wl->install_mounts[i]; i++) {
+		const char *m = r->def->wl->install_mounts[i];
+		w_lit(w, ",");
+		w_var(w, "INSTALL_DIR");
+		if (*m != ':')
+			w_lit(w, "/");
+		w_lit(w, m);
+	}
+	for (i = 0; r->def->wl->arg_mounts && r->def->wl->arg_mounts[i]; i++) {
+		const char *v = workload_value(r, r->def->wl->arg_mounts[i]);
+		if (!v || !*v)
+			continue;
+		w_lit(w, ",");
+		w_lit(w, v);
+		w_lit(w, ":");
+		w_lit(w, v);
 	}
 	/* NCCL reads its topology file inside the container at the same path */
 	for (i = 0; i < r->env.len; i++)
@@ -322,6 +316,10 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 {
 	struct word w = {0};
 
+	if (r->def->wl->script_body) {
+		r->def->wl->script_body(r, out);
+		return;
+	}
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
 	if (!r->def->wl->in_batch) {
 		if (prefix)
@@ -536,6 +534,16 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	script_env_exports(out, r);
 	/* the same srun prefix starts the probes and the test's own srun */
 	srun_prefix(&prefix, r, &here);
+	for (i = 0; i < r->env.len; i++)
+		if (strcmp(r->env.items[i].key, "ENABLE_VBOOST") == 0 && strcmp(r->env.items[i].value, "1") == 0) {
+			/* CloudAI's, for any workload: one task per node raises the voltage boost */
+			buf_printf(out, "srun --ntasks=%zu", r->nodes.len ? r->nodes.len : (size_t)r->num_nodes);
+			w_file(&w, &here, "vboost.out");
+			w_emit(out, "--output=", &w);
+			w_file(&w, &here, "vboost.err");
+			w_emit(out, "--error=", &w);
+			buf_puts(out, " bash -c \"sudo nvidia-smi boost-slider --vboost 1\"\n\n");
+		}
 	probes(out, r, &prefix);
 
 	if (npre) {

@@ -133,7 +133,8 @@ grade_time(struct arena *a, const struct plan_run *r, const char *text, size_t l
 		metric_add(a, out, "time", "s", out->duration_s);
 }
 
-grader_fn grade_nccl, grade_bisection, grade_kunai, grade_fio;
+grader_fn grade_nccl, grade_bisection, grade_kunai, grade_fio, grade_nemo_launcher, grade_nemo_run,
+	grade_megatron_bridge, grade_megatron_run;
 
 /* Graders by the name a workload entry gives (workload.grader). */
 static const struct {
@@ -141,7 +142,9 @@ static const struct {
 	grader_fn *fn;
 } graders[] = {
 	{"bash_cmd", grade_time}, {"bisection", grade_bisection}, {"fio", grade_fio}, {"kunai", grade_kunai},
-	{"nccl", grade_nccl},     {"osu", grade_osu},             {"sleep", grade_time},
+	{"megatron_bridge", grade_megatron_bridge}, {"megatron_run", grade_megatron_run},
+	{"nccl", grade_nccl}, {"nemo_launcher", grade_nemo_launcher}, {"nemo_run", grade_nemo_run},
+	{"osu", grade_osu}, {"sleep", grade_time},
 	{"slurm_container", grade_time}, {"ucc", grade_ucc},
 };
 

@@ -464,6 +464,49 @@ test_fio(void)
 	ok(fio_parse("  write: IOPS=5, BW=3parsecs/s\n", 31, ops, 4) == 0, "fio: an unknown unit is not a summary");
 }
 
+static void
+test_train(void)
+{
+	struct train_result t;
+	struct buf b = {0};
+	int i;
+	const char *nl = "x\ntrain_step_timing in s: [2.0, 1.0, 3.0, 5.0]\n",
+		   *mlm = " iteration 6/100 | elapsed time per iteration (ms): 15639.0 | throughput per GPU "
+		          "(TFLOP/s/GPU): 494.6 |\n";
+
+	ok(train_parse(TRAIN_NEMO_LAUNCHER, nl, strlen(nl), &t) &&
+	       t.steps == 4 && near(t.step_time, 2.5) && !t.has_tflops,
+	   "NeMoLauncher: the median of the list (%g)", t.step_time);
+	for (i = 1; i <= 120; i++)
+		buf_printf(&b, "%s%g", i > 1 ? ", " : "train_step_timing in s: [", i <= 100 ? 9.0 : 1.0);
+	buf_puts(&b, "]\n");
+	ok(train_parse(TRAIN_NEMO_LAUNCHER, b.data, b.len, &t) && t.steps == 120 && near(t.step_time, 1.0),
+	   "NeMoLauncher: of more than 100 steps, the last 20 count");
+	b.len = 0;
+	for (i = 1; i <= 5; i++)
+		buf_printf(&b, "Epoch 0: global_step: %d | reduced_train_loss: %d.5 | train_step_timing in s: %s\n", i,
+		           10 - i, i == 1 ? "30.0" : "2.0");
+	ok(train_parse(TRAIN_NEMO_RUN, b.data, b.len, &t) && t.steps == 5 && near(t.step_time, 2.0) &&
+	       t.has_loss && near(t.loss, 5.5),
+	   "NeMoRun: all steps but the first, and the last loss");
+	b.len = 0;
+	for (i = 70; i <= 100; i++)
+		buf_printf(&b, "global_step: %d | train_step_timing in s: %s\n", i, i < 80 ? "7.0" : "3.0");
+	ok(train_parse(TRAIN_NEMO_RUN, b.data, b.len, &t) && near(t.step_time, 3.0), "NeMoRun: steps 80-100 when there are 20");
+	b.len = 0;
+	for (i = 1; i <= 12; i++)
+		buf_printf(&b, "Step Time : %s s | GPU utilization: %d.0 MODEL_TFLOP/s/GPU | lm loss: 1.25E+00\n",
+		           i <= 2 ? "99.0" : "4.0", i <= 2 ? 1 : 500);
+	ok(train_parse(TRAIN_MBRIDGE, b.data, b.len, &t) && near(t.step_time, 4.0) && near(t.tflops_per_gpu, 500) &&
+	       near(t.loss, 1.25),
+	   "Megatron-Bridge: the last 10 steps' time and TFLOP/s, Megatron's loss");
+	ok(train_parse(TRAIN_MEGATRON, mlm, strlen(mlm), &t) &&
+	       near(t.step_time, 15.639) && near(t.tflops_per_gpu, 494.6),
+	   "Megatron-LM: ms per iteration as seconds, TFLOP/s per GPU");
+	ok(!train_parse(TRAIN_NEMO_RUN, "nothing here\n", 13, &t), "a log without steps or loss is not parsed");
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -475,6 +518,7 @@ main(void)
 	}
 	test_nccl();
 	test_fio();
+	test_train();
 	test_time();
 	test_xml();
 	test_tail(tmp);

@@ -1,0 +1,211 @@
+#!/usr/bin/env bats
+# CloudAI's training workloads (NeMoLauncher, ...) against CloudAI's own
+# reference scripts (its tests/ref_data/, kept out of this repository: point
+# CLOUDAI_REF_DATA at a copy, default $SHARED/cloudai-compat/ref_data).
+#
+# The comparison is on words, as in scripts.bats (whose intended differences
+# 1-4 hold here too), plus these, normalised here:
+#
+#  N1. NeMoLauncher is no srun command: CloudAI runs the launcher on the
+#      submit host and its reference is that command alone; kunai runs the
+#      same command inside its batch script and then waits for the job the
+#      launcher submitted. Only the launcher command's words are compared.
+#  N2. Environment variables: CloudAI sets them on the command line
+#      (VAR="..." before the python) and passes them as +env_vars.K="V",
+#      which the shell expands first; kunai exports them in the script
+#      (literally, as every kunai export) and passes +env_vars.K=V
+#      unexpanded. Those words are compared by name only.
+#  N3. cluster.job_name_prefix is kunai's stable job name, not a timestamp.
+#  N5. NeMoRun's helper cloudai_nemorun.py: CloudAI mounts the folder of its
+#      own source tree that holds it at /cloudai_workspace; kunai mounts the
+#      install dir, where the helper is installed. Mapped here.
+#  N6. MegatronRun: CloudAI's empty switch values leave double blanks inside
+#      bash -c "..." (squeezed here); extra_container_mounts are literal in
+#      kunai, so CloudAI's example mount "$PWD" (expanded by its shell) is
+#      compared as written.
+#  N4. Hydra lists: CloudAI's shell strips the quotes of stages=["training"]
+#      (Hydra reads [training] as the same list); kunai passes the TOML
+#      value as written. Double quotes inside [...] are dropped here.
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export REF="${CLOUDAI_REF_DATA:-$SHARED/cloudai-compat/ref_data}"
+	export GOLDEN="$SHARED/cloudai-compat/golden"
+}
+
+# words RUN INSTALL TEXT: one line per word bash makes of TEXT (command
+# substitution stubbed out), with kunai's path variables set.
+words() {
+	(
+		RUN_DIR=$1 INSTALL_DIR=$2
+		RUN_DIR_Q=$(printf %q "$RUN_DIR")
+		scontrol() { :; }
+		eval "set -- $3"
+		for w in "$@"; do printf '%s\n' "$w"; done
+	)
+}
+
+# launcher_words FILE: the words of the launcher command, N2 and N3 applied.
+launcher_words() {
+	sed -e 's/^{ //' -e 's/; } 2>&1 | tee .*//' "$1" |
+		awk '/bin\/python/ {on = 1} on {print} on && !/\\$/ {exit}' >"$BATS_TEST_TMPDIR/cmd"
+	words __OUTPUT_DIR__/output __OUTPUT_DIR__/install "$(cat "$BATS_TEST_TMPDIR/cmd")" |
+		sed -e 's/^\(+env_vars\.[A-Za-z_0-9]*\)=.*/\1/' -e 's/^cluster\.job_name_prefix=.*/cluster.job_name_prefix/' \
+			-e '/=\[/s/"//g'
+}
+
+@test "NeMoLauncher: the launcher command has CloudAI's words (ref_data/nemo-launcher.sbatch)" {
+	[ -f "$REF/nemo-launcher.sbatch" ] || skip "CloudAI's reference scripts are absent ($REF)"
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tests"
+	# CloudAI's test: NeMoLauncherCmdArgs() defaults and one environment variable
+	cat >"$t/tests/nl.toml" <<-'T'
+	name = "nemo-launcher"
+	description = "nemo-launcher"
+	test_template_name = "NeMoLauncher"
+	[extra_env_vars]
+	VAR = '$(scontrol show hostname \"${SLURM_STEP_NODELIST}\" | head -n1)'
+	T
+	printf 'name = "tc"\n[[Tests]]\nid = "nl"\ntest_name = "nemo-launcher"\n' >"$t/scenario.toml"
+	sed 's/^cache_docker_images_locally = true/cache_docker_images_locally = false/' "$GOLDEN/system.toml" >"$t/system.toml"
+	run "$KUNAI" gen --system-config "$t/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	# N2: CloudAI's VAR="..." prefix line is not a launcher word
+	grep -v '^VAR=' "$REF/nemo-launcher.sbatch" >"$t/ref"
+	launcher_words "$t/ref" >"$t/cloudai.words"
+	launcher_words "$t/out/nl/0/cloudai_sbatch_script.sh" >"$t/kunai.words"
+	diff -u "$t/cloudai.words" "$t/kunai.words"
+	grep -q '^export VAR=' "$t/out/nl/0/cloudai_sbatch_script.sh"
+}
+
+# lines FILE RUN INSTALL: the #SBATCH (no job name, --output/--error made
+# relative), export, srun, PRE_TEST_SUCCESS, if and fi lines of FILE, the
+# shell lines as their words (scripts.bats's normalisation, differences 1-7).
+lines() {
+	local file=$1 run=$2 install=$3 line
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line#"${line%%[![:space:]]*}"}
+		case $line in
+		'#SBATCH --job-name='*) ;;
+		'#SBATCH '*) printf '%s\n' "${line//=$run\//=}" ;;
+		'export SLURM_JOB_MASTER_NODE='* | PRE_TEST_SUCCESS=* | 'if '* | fi) printf '%s\n' "$line" ;;
+		export\ * | srun\ *)
+			words "$run" "$install" "$line" | tr '\n' ' '
+			printf '\n'
+			;;
+		esac
+	done <"$file"
+}
+
+# nemo_run REF [PRE]: CloudAI's NeMoRun test of its reference scripts (its
+# extra_env_vars in $ENV_TOML), with an NCCL pre-test hook when PRE is set.
+nemo_run() {
+	local ref=$1 pre=${2:-} t=$BATS_TEST_TMPDIR
+	[ -f "$REF/$ref" ] || skip "CloudAI's reference scripts are absent ($REF)"
+	mkdir -p "$t/tests" "$t/hook/test"
+	cat >"$t/tests/nr.toml" <<-T
+	name = "nemo-run"
+	description = "nemo-run"
+	test_template_name = "NeMoRun"
+	[cmd_args]
+	docker_image_url = "nvcr.io/nvidia/nemo:24.09"
+	task = "pretrain"
+	recipe_name = "llama_3b"
+	${ENV_TOML:-}
+	T
+	printf 'name = "tc"\n' >"$t/scenario.toml"
+	if [ -n "$pre" ]; then
+		cp "$GOLDEN/nccl.test.toml" "$t/hook/test/"
+		printf 'name = "nccl"\n[[Tests]]\nid = "nccl.1"\ntest_name = "nccl"\n' >"$t/hook/nccl.toml"
+		printf 'pre_test = "nccl"\n' >>"$t/scenario.toml"
+	fi
+	printf '[[Tests]]\nid = "nr"\ntest_name = "nemo-run"\n' >>"$t/scenario.toml"
+	run "$KUNAI" gen --system-config "$GOLDEN/system.toml" --tests-dir "$t/tests" --hook-dir "$t/hook" \
+		--test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	lines "$REF/$ref" __OUTPUT_DIR__/output __OUTPUT_DIR__/install |
+		sed -e 's|\[__CLOUDAI_DIR__/src/cloudai/workloads/nemo_run:/cloudai_workspace\]|[__OUTPUT_DIR__/install:/cloudai_workspace]|' \
+			-e 's|__CLOUDAI_DIR__/src/cloudai/workloads/nemo_run:/cloudai_workspace|__OUTPUT_DIR__/install:/cloudai_workspace|' \
+			-e 's|--container-image=nvcr.io/nvidia/nemo:24.09|--container-image=__OUTPUT_DIR__/install/nvcr.io_nvidia__nemo__24.09.sqsh|' \
+			-e 's|--container-image=nvcr.io#nvidia/pytorch:24.02-py3|--container-image=__OUTPUT_DIR__/install/nvcr.io_nvidia__pytorch__24.02-py3.sqsh|' \
+			>"$t/cloudai.lines"
+	lines "$t/out/nr/0/cloudai_sbatch_script.sh" __OUTPUT_DIR__/output __OUTPUT_DIR__/install >"$t/kunai.lines"
+	diff -u "$t/cloudai.lines" "$t/kunai.lines"
+}
+
+@test "NeMoRun: every directive, export and srun line of ref_data/nemo-run-no-hook.sbatch" {
+	nemo_run nemo-run-no-hook.sbatch
+}
+
+@test "NeMoRun: ENABLE_VBOOST=1 adds CloudAI's vboost srun (ref_data/nemo-run-vboost.sbatch)" {
+	ENV_TOML=$'[extra_env_vars]\nENABLE_VBOOST = "1"' nemo_run nemo-run-vboost.sbatch
+}
+
+@test "NeMoRun: with an NCCL pre-test hook (ref_data/nemo-run-pre-test.sbatch)" {
+	nemo_run nemo-run-pre-test.sbatch pre
+}
+
+# mb_words FILE: the words of the Megatron-Bridge launcher line of FILE.
+mb_words() {
+	grep '^NEMORUN_HOME=' "$1" | sed 's/ >>"$LOG" 2>&1.*//' >"$BATS_TEST_TMPDIR/cmd"
+	words __OUTPUT_DIR__/output __INSTALL_DIR__ "$(cat "$BATS_TEST_TMPDIR/cmd")"
+}
+
+@test "MegatronBridge: the launcher command has CloudAI's words (ref_data/megatron-bridge.sbatch)" {
+	[ -f "$REF/megatron-bridge.sbatch" ] || skip "CloudAI's reference scripts are absent ($REF)"
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tests"
+	cat >"$t/tests/mb.toml" <<-'T'
+	name = "megatron-bridge"
+	description = "Megatron-Bridge benchmark"
+	test_template_name = "MegatronBridge"
+	extra_container_mounts = []
+	[cmd_args]
+	container_image = "/images/megatron_bridge_image.sqsh"
+	hf_token = "dummy_token"
+	model_family_name = "qwen3"
+	model_recipe_name = "30b_a3b"
+	num_gpus = 8
+	[extra_env_vars]
+	CUDA_VISIBLE_DEVICES = "0,1,2,3"
+	NCCL_DEBUG = "INFO"
+	[[git_repos]]
+	url = "https://github.com/NVIDIA-NeMo/Megatron-Bridge.git"
+	commit = "main"
+	mount_as = "/opt/Megatron-Bridge"
+	T
+	printf 'name = "tc"\n[[Tests]]\nid = "mb"\ntest_name = "megatron-bridge"\ntime_limit = "00:20:00"\n' >"$t/scenario.toml"
+	run "$KUNAI" gen --system-config "$GOLDEN/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	mb_words "$REF/megatron-bridge.sbatch" |
+		sed 's|^__OUTPUT_DIR__/output/megatron_bridge_image.sqsh$|/images/megatron_bridge_image.sqsh|' >"$t/cloudai.words"
+	mb_words "$t/out/mb/0/cloudai_sbatch_script.sh" >"$t/kunai.words"
+	diff -u "$t/cloudai.words" "$t/kunai.words"
+}
+
+@test "MegatronRun: every directive, export and srun line of ref_data/megatron-run.sbatch" {
+	[ -f "$REF/megatron-run.sbatch" ] || skip "CloudAI's reference scripts are absent ($REF)"
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tests"
+	# CloudAI's test writes absolute paths of its working directory: /cwd here
+	cat >"$t/tests/mr.toml" <<-'T'
+	name = "megatron-run"
+	description = "megatron-run"
+	test_template_name = "MegatronRun"
+	extra_container_mounts = ["$PWD"]
+	[cmd_args]
+	docker_image_url = "nvcr.io/nvidia/megatron:24.09"
+	run_script = "/cwd/run.py"
+	save = "/cwd"
+	load = "/cwd"
+	tokenizer_model = "/cwd/model.m"
+	T
+	printf 'name = "tc"\n[[Tests]]\nid = "mr"\ntest_name = "megatron-run"\n' >"$t/scenario.toml"
+	sed 's/^cache_docker_images_locally = true/cache_docker_images_locally = false/' "$GOLDEN/system.toml" >"$t/system.toml"
+	run "$KUNAI" gen --system-config "$t/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	lines "$REF/megatron-run.sbatch" __OUTPUT_DIR__/output __OUTPUT_DIR__/install |
+		sed -e 's|__CLOUDAI_DIR__|/cwd|g' -e "s|,$PWD |,\$PWD |g" | tr -s ' ' >"$t/cloudai.lines"
+	lines "$t/out/mr/0/cloudai_sbatch_script.sh" __OUTPUT_DIR__/output __OUTPUT_DIR__/install >"$t/kunai.lines"
+	diff -u "$t/cloudai.lines" "$t/kunai.lines"
+}
