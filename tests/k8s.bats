@@ -45,3 +45,53 @@ gen_case() {
 	cmp "$BATS_TEST_TMPDIR/a/nccl/0/k8s.json" "$BATS_TEST_TMPDIR/elsewhere/b/nccl/0/k8s.json"
 	! grep -q "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/a/nccl/0/k8s.json"
 }
+
+# validate KIND-SCHEMA CASE: the case's expected manifest against the schema
+validate() {
+	"$BATS_TEST_DIRNAME/k8s/validate" "$BATS_TEST_DIRNAME/k8s/schemas/$1.json" "$2"
+}
+
+@test "every generated manifest validates against its official schema" {
+	local c=$BATS_TEST_DIRNAME/cases/k8s n=0 f kind
+	for f in "$c"/*/expected.json; do
+		kind=$(sed -n 's/^	"kind":	"\(.*\)",$/\1/p' "$f")
+		case $kind in
+		Job) validate batch_v1_job "$f" ;;
+		JobSet) validate jobset.x-k8s.io_v1alpha2 "$f" ;;
+		MPIJob) validate kubeflow.org_v2beta1_mpijob "$f" ;;
+		*) echo "$f: kind '$kind'"; return 1 ;;
+		esac
+		n=$((n + 1))
+	done
+	echo "$n manifests validated"
+	[ "$n" -ge 3 ]
+}
+
+@test "the validator rejects a wrong type, an unknown field and a bad int-or-string" {
+	local c=$BATS_TEST_DIRNAME/cases/k8s
+	sed 's/"backoffLimit":	0/"backoffLimit":	"zero", "bogusField": 1/' "$c/job/expected.json" >"$BATS_TEST_TMPDIR/bad.json"
+	run -1 validate batch_v1_job "$BATS_TEST_TMPDIR/bad.json"
+	[[ $output == *"/spec/backoffLimit: is not of type integer"* ]]
+	[[ $output == *"/spec/bogusField: is an unknown field"* ]]
+	sed 's/"medium":	"Memory"/"medium": "Memory", "sizeLimit": [1]/' "$c/mpijob/expected.json" >"$BATS_TEST_TMPDIR/bad2.json"
+	run -1 validate kubeflow.org_v2beta1_mpijob "$BATS_TEST_TMPDIR/bad2.json"
+	[[ $output == *"sizeLimit: is neither an integer nor a string"* ]]
+}
+
+@test "the manifests of the CloudAI Kubernetes system validate (Sleep as Job, NcclTest as MPIJob)" {
+	local C=$SHARED/cloudai-compat/conf f n=0 s
+	for s in sleep nccl_test; do
+		"$KUNAI" gen --system-config "$C/system/kubernetes_cluster.toml" --tests-dir "$C/test" \
+			--test-scenario "$C/test_scenario/$s.toml" -o "$BATS_TEST_TMPDIR/$s" >/dev/null
+	done
+	for f in $(find "$BATS_TEST_TMPDIR/sleep" "$BATS_TEST_TMPDIR/nccl_test" -name k8s.json | sort); do
+		case $(sed -n 's/^	"kind":	"\(.*\)",$/\1/p' "$f") in
+		Job) validate batch_v1_job "$f" ;;
+		JobSet) validate jobset.x-k8s.io_v1alpha2 "$f" ;;
+		MPIJob) validate kubeflow.org_v2beta1_mpijob "$f" ;;
+		esac
+		n=$((n + 1))
+	done
+	echo "$n manifests validated"
+	[ "$n" -ge 9 ]
+}
