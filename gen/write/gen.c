@@ -349,6 +349,12 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 		buf_putc(&p, '/');
 		buf_puts(&p, script);
 		emit(out, p.data, &b);
+		if (c->system->scheduler == SCHED_KUBERNETES) {
+			manifest_k8s(r, &b);
+			p.len = 0;
+			buf_printf(&p, "%s/k8s.json", r->dir);
+			emit(out, p.data, &b);
+		}
 		script_env(r, &b);
 		p.len = 0;
 		buf_puts(&p, r->dir);

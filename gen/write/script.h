@@ -22,11 +22,17 @@ bool script_slurm(struct arena *a, const struct run *r, const struct hooks *h, s
 /* Appends the bash script that runs r on this machine to out. */
 bool script_standalone(struct arena *a, const struct run *r, const struct hooks *h, struct buf *out);
 
-/* Appends phases/NAME.sh (phase.c) for the scenario's prepare or cleanup
+/* Appends phases/NAME.sh (phase_script.c) for the scenario's prepare or cleanup
  * phase: its #KUNAI time limit, then each command, the first failure
  * ending the script with that status. */
 struct phase;
 void phase_script(const struct phase *ph, const char *name, const char *scenario_path, struct buf *out);
+/* Appends the Kubernetes object of r (manifest_k8s.c) as JSON: a Job, a
+ * JobSet for a multi-pod run, an MPIJob for NcclTest. Returns false after
+ * reporting. */
+bool manifest_k8s(const struct run *r, struct buf *out);
+/* "Job", "JobSet" or "MPIJob": the kind manifest_k8s writes for r. */
+const char *manifest_k8s_kind(const struct run *r);
 
 /* Appends env_vars.sh for r: one `export K="V"` line per variable (V
  * escaped for the double quotes; names that are no shell name left out). */
