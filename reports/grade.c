@@ -29,20 +29,6 @@ digits(const char **p, int n, int *v)
 	return true;
 }
 
-/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
- * (Howard Hinnant's days_from_civil). */
-static long
-days_from_civil(long y, int m, int d)
-{
-	long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
 
 bool
 time_parse_iso8601(const char *s, double *epoch)
@@ -78,7 +64,7 @@ time_parse_iso8601(const char *s, double *epoch)
 		return false;
 	if (*p || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || sec > 60)
 		return false;
-	*epoch = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec + frac -
+	*epoch = (double)util_days_from_civil(y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec + frac -
 	         sign * (oh * 3600.0 + om * 60.0);
 	return true;
 }
@@ -146,11 +132,11 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 	for (i = 0; have && wl->all_of && wl->all_of[i]; i++)
 		if (!contains(text.data, text.len, wl->all_of[i]))
 			grade_demote(out, OUTCOME_FAILED,
-			             grade_fmt(a, "success check: stdout.txt lacks '%s'%s", wl->all_of[i],
+			             arena_printf(a, "success check: stdout.txt lacks '%s'%s", wl->all_of[i],
 			                       text.len ? "" : " (it is empty)"));
 	for (i = 0; have && wl->none_of && wl->none_of[i]; i++)
 		if (contains(text.data, text.len, wl->none_of[i]))
-			grade_demote(out, OUTCOME_FAILED, grade_fmt(a, "success check: stdout.txt has '%s'", wl->none_of[i]));
+			grade_demote(out, OUTCOME_FAILED, arena_printf(a, "success check: stdout.txt has '%s'", wl->none_of[i]));
 	if (g)
 		g(a, r, have ? text.data : "", have ? text.len : 0, out);
 	buf_free(&text);
@@ -177,7 +163,7 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	rc = record_job_read(a, path.data, &j, &why);
 	if (rc <= 0) {
 		out->outcome = rc == 0 ? OUTCOME_NOT_RUN : OUTCOME_INFRA;
-		out->reason = rc == 0 ? "never run (no job.json)" : grade_fmt(a, "job.json: %s", buf_str(&why));
+		out->reason = rc == 0 ? "never run (no job.json)" : arena_printf(a, "job.json: %s", buf_str(&why));
 		goto done;
 	}
 	out->job_id = j.job_id;
@@ -189,7 +175,7 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 		out->duration_s = t1 - t0;
 	if (!record_outcome(&j, &out->outcome)) {
 		out->outcome = OUTCOME_RUNNING;
-		out->reason = grade_fmt(a, "no outcome recorded yet (state %s)", j.state ? j.state : "unknown");
+		out->reason = arena_printf(a, "no outcome recorded yet (state %s)", j.state ? j.state : "unknown");
 		goto done;
 	}
 	out->reason = out->outcome == OUTCOME_PASSED ? NULL : j.reason ? j.reason : j.outcome;

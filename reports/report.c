@@ -60,23 +60,6 @@ blocker(const struct plan *p, const struct run_report *reports, size_t i, bool *
 	return SIZE_MAX;
 }
 
-static const char *afmt(struct arena *a, const char *f, ...) __attribute__((format(printf, 2, 3)));
-
-static const char *
-afmt(struct arena *a, const char *f, ...)
-{
-	struct buf b = {0};
-	const char *r;
-	va_list ap;
-
-	va_start(ap, f);
-	buf_vprintf(&b, f, ap);
-	va_end(ap);
-	r = arena_strdup(a, buf_str(&b));
-	buf_free(&b);
-	return r;
-}
-
 void
 report_mark_skipped(struct arena *a, const struct plan *p, struct run_report *reports)
 {
@@ -97,9 +80,9 @@ report_mark_skipped(struct arena *a, const struct plan *p, struct run_report *re
 				continue;
 			o = &reports[b];
 			reports[i].outcome = OUTCOME_SKIPPED;
-			reports[i].reason = afmt(a, "not started: %s iteration %d%s%s did not %s (%s)", o->id,
+			reports[i].reason = arena_printf(a, "not started: %s iteration %d%s%s did not %s (%s)", o->id,
 			                         o->iteration, o->step > 0 ? " step " : "",
-			                         o->step > 0 ? afmt(a, "%d", o->step) : "",
+			                         o->step > 0 ? arena_printf(a, "%d", o->step) : "",
 			                         start_only ? "start" : "pass", outcome_name(o->outcome));
 			changed = true;
 		}

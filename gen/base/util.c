@@ -578,3 +578,31 @@ remove_tree_at(int dirfd, const char *rel)
 	closedir(d);
 	unlinkat(dirfd, rel, AT_REMOVEDIR);
 }
+
+long
+util_days_from_civil(long y, long m, long d)
+{
+	long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+char *
+arena_printf(struct arena *a, const char *fmt, ...)
+{
+	struct buf b = {0};
+	char *r;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	r = arena_strdup(a, buf_str(&b));
+	buf_free(&b);
+	return r;
+}

@@ -40,6 +40,8 @@ char *arena_strdup(struct arena *a, const char *s);
 /* Grows an arena array from old_n to new_n elements of size sz (copying). */
 void *arena_grow(struct arena *a, void *p, size_t old_n, size_t new_n, size_t sz);
 void arena_free(struct arena *a);
+/* Returns the formatted text, copied into the arena. */
+char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void buf_push(struct buf *b, const void *p, size_t n);
 void buf_putc(struct buf *b, int c);
@@ -92,5 +94,9 @@ char *path_join(struct arena *a, const char *dir, const char *name);
  * tree the binary was built in (binary at its top), else the installed one
  * ($(PREFIX)/share/kunai). May use out; never NULL. */
 const char *kunai_datadir(struct buf *out);
+
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
+ * (Howard Hinnant's days_from_civil; timegm is not POSIX). */
+long util_days_from_civil(long y, long m, long d);
 
 #endif

@@ -8,21 +8,6 @@
 #include "reports/grade/grade.h"
 #include "gen/base/util.h"
 
-const char *
-grade_fmt(struct arena *a, const char *f, ...)
-{
-	struct buf b = {0};
-	const char *r;
-	va_list ap;
-
-	va_start(ap, f);
-	buf_vprintf(&b, f, ap);
-	va_end(ap);
-	r = arena_strdup(a, buf_str(&b));
-	buf_free(&b);
-	return r;
-}
-
 void
 grade_demote(struct run_report *out, enum outcome o, const char *reason)
 {
@@ -39,7 +24,7 @@ metric_add(struct arena *a, struct run_report *out, const char *name, const char
 	struct metric *m;
 
 	if (!isfinite(v)) {
-		grade_demote(out, OUTCOME_FAILED, grade_fmt(a, "%s is %s in the output", name, isnan(v) ? "NaN" : "infinite"));
+		grade_demote(out, OUTCOME_FAILED, arena_printf(a, "%s is %s in the output", name, isnan(v) ? "NaN" : "infinite"));
 		return NULL;
 	}
 	if (out->n_metrics == out->cap_metrics) {

@@ -231,16 +231,16 @@ grade_fio(struct arena *a, const struct plan_run *r, const char *text, size_t le
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		metric_add(a, out, grade_fmt(a, "%s_iops", ops[i].name), "1/s", ops[i].iops);
-		metric_add(a, out, grade_fmt(a, "%s_bw", ops[i].name), "MiB/s", ops[i].bw_mib);
+		metric_add(a, out, arena_printf(a, "%s_iops", ops[i].name), "1/s", ops[i].iops);
+		metric_add(a, out, arena_printf(a, "%s_bw", ops[i].name), "MiB/s", ops[i].bw_mib);
 		if (ops[i].lat_usec >= 0)
-			metric_add(a, out, grade_fmt(a, "%s_latency", ops[i].name), "us", ops[i].lat_usec);
+			metric_add(a, out, arena_printf(a, "%s_latency", ops[i].name), "us", ops[i].lat_usec);
 		if (ops[i].p50_usec >= 0)
-			metric_add(a, out, grade_fmt(a, "%s_clat_p50", ops[i].name), "us", ops[i].p50_usec);
+			metric_add(a, out, arena_printf(a, "%s_clat_p50", ops[i].name), "us", ops[i].p50_usec);
 		if (ops[i].p99_usec >= 0)
-			metric_add(a, out, grade_fmt(a, "%s_clat_p99", ops[i].name), "us", ops[i].p99_usec);
+			metric_add(a, out, arena_printf(a, "%s_clat_p99", ops[i].name), "us", ops[i].p99_usec);
 		if (ops[i].p999_usec >= 0)
-			metric_add(a, out, grade_fmt(a, "%s_clat_p99_9", ops[i].name), "us", ops[i].p999_usec);
+			metric_add(a, out, arena_printf(a, "%s_clat_p99_9", ops[i].name), "us", ops[i].p999_usec);
 	}
 	op = op ? op : "all", name = name ? name : "bw", agg = agg ? agg : "sum";
 	unit = strcmp(name, "iops") == 0 ? "1/s" : strcmp(name, "latency") == 0 ? "us" : "MiB/s";

@@ -26,8 +26,6 @@ struct metric *metric_add(struct arena *a, struct run_report *out, const char *n
                           double v);
 /* Sets the outcome and reason of a run that has passed so far. */
 void grade_demote(struct run_report *out, enum outcome o, const char *reason);
-/* The formatted text, copied into the arena. */
-const char *grade_fmt(struct arena *a, const char *f, ...) __attribute__((format(printf, 2, 3)));
 /* The value of cmd_args key of the run, or NULL. */
 const char *grade_arg(const struct plan_run *r, const char *key);
 /* Calls fn for each line of text (without "\n", "\r" or an srun --label

@@ -201,7 +201,7 @@ one_line(struct scan *s, const cJSON *o)
 				buf_printf(&s->failures, "%s%s", i++ ? "; " : "", v->valuestring);
 	}
 	if (result && !strcmp(result, "SKIPPED") && !s->skipped)
-		s->skipped = grade_fmt(s->a, "%s%s%s", host ? host : "", host ? ": " : "",
+		s->skipped = arena_printf(s->a, "%s%s%s", host ? host : "", host ? ": " : "",
 		                       json_get_str(s->a, o, "reason") ? json_get_str(s->a, o, "reason") : "skipped");
 	if (!s->metrics)
 		return;
@@ -270,7 +270,7 @@ kunai_scan(struct arena *a, const char *text, size_t len, bool metrics, struct r
 		const char *why = s.failures.len ? arena_strdup(a, s.failures.data) : s.result_line;
 		/* the program said what broke: that beats "exit code 1" */
 		if (out->outcome == OUTCOME_FAILED && out->reason && strncmp(out->reason, "success check", 13) != 0)
-			out->reason = grade_fmt(a, "%s (%s)", why, out->reason);
+			out->reason = arena_printf(a, "%s (%s)", why, out->reason);
 		else if (out->outcome == OUTCOME_FAILED)
 			out->reason = why;
 		else
@@ -279,7 +279,7 @@ kunai_scan(struct arena *a, const char *text, size_t len, bool metrics, struct r
 		grade_demote(out, OUTCOME_FAILED, "the JSON result line in stdout.txt is cut short or not JSON");
 	} else if (s.skipped && out->outcome == OUTCOME_PASSED) {
 		out->outcome = OUTCOME_SKIPPED;
-		out->reason = grade_fmt(a, "the program skipped: %s", s.skipped);
+		out->reason = arena_printf(a, "the program skipped: %s", s.skipped);
 		out->ran_skipped = true;
 	}
 	buf_free(&s.failures);

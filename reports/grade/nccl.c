@@ -97,7 +97,7 @@ nccl_common(struct arena *a, const struct plan_run *r, const char *text, size_t 
 			series(a, out, &d.rows[i], model);
 		if (n.oob > 0 || n.wrong > 0)
 			grade_demote(out, OUTCOME_FAILED,
-			             grade_fmt(a, "nccl-tests: data check failed (%ld wrong, %ld out of bounds)", n.wrong,
+			             arena_printf(a, "nccl-tests: data check failed (%ld wrong, %ld out of bounds)", n.wrong,
 			                       n.oob));
 	} else if (len == 0)
 		grade_demote(out, OUTCOME_FAILED, "stdout.txt is empty: the benchmark printed nothing");
@@ -105,12 +105,12 @@ nccl_common(struct arena *a, const struct plan_run *r, const char *text, size_t 
 		return;
 	want = strtod(min, &end);
 	if (end == min || *end || !isfinite(want))
-		grade_demote(out, OUTCOME_INFRA, grade_fmt(a, "min_busbw '%s' is not a number", min));
+		grade_demote(out, OUTCOME_INFRA, arena_printf(a, "min_busbw '%s' is not a number", min));
 	else if (!parsed || !n.rows)
-		grade_demote(out, OUTCOME_PERF_FAILED, grade_fmt(a, "no busbw in stdout.txt (min_busbw %s GB/s)", min));
+		grade_demote(out, OUTCOME_PERF_FAILED, arena_printf(a, "no busbw in stdout.txt (min_busbw %s GB/s)", min));
 	else if (n.max_busbw < want)
 		grade_demote(out, OUTCOME_PERF_FAILED,
-		             grade_fmt(a, "max busbw %.2f GB/s is below min_busbw %s GB/s", n.max_busbw, min));
+		             arena_printf(a, "max busbw %.2f GB/s is below min_busbw %s GB/s", n.max_busbw, min));
 }
 
 void
@@ -137,7 +137,7 @@ pair_line(void *ctx, const char *p, size_t n, int task)
 	if (sscanf(tmp, "# pair %d <-> %d %127s <-> %127s %lf", &x, &y, a_, b_, &bw) != 5)
 		return;
 	if ((m = metric_add(c->a, c->out, "pair_bw", "GB/s", bw))) {
-		m->node = grade_fmt(c->a, "%s<->%s", a_, b_);
+		m->node = arena_printf(c->a, "%s<->%s", a_, b_);
 		m->x = x;
 		m->x_name = "pair";
 	}

@@ -60,19 +60,6 @@ job_iso(struct arena *a, double t)
 	return arena_strdup(a, s);
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (timegm is not POSIX). */
-static long
-days_from_civil(long y, long m, long d)
-{
-	long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
 
 bool
 job_iso_parse(const char *s, double *epoch)
@@ -81,7 +68,7 @@ job_iso_parse(const char *s, double *epoch)
 
 	if (!s || sscanf(s, "%d-%d-%dT%d:%d:%dZ%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 || n != 20)
 		return false;
-	*epoch = (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600 + mi * 60 + se;
+	*epoch = (double)util_days_from_civil(y, mo, d) * 86400.0 + h * 3600 + mi * 60 + se;
 	return true;
 }
 
