@@ -286,3 +286,28 @@ T
 		[ "$status" -eq 0 ] || { echo "$s: $output"; false; }
 	done
 }
+
+@test "a tests folder with files kunai cannot use: a warning per unused file, an error for a used one" {
+	cd "$W/c"
+	printf 'name = "fio"\ndescription = "fio"\ntest_template_name = "Fio"\n' >tests/fio.toml
+	printf 'name = "broken\n' >tests/broken.toml
+	run "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "tests/broken.toml:1:8: warning: test definition skipped (the scenario does not use it): "* ]]
+	[[ "${lines[1]}" == "tests/fio.toml:3:22: warning: test definition skipped (the scenario does not use it): unknown test_template_name 'Fio'"* ]]
+	[ "${#lines[@]}" -eq 3 ]
+	# the scenario uses fio: the error, and nothing written
+	printf '[[Tests]]\nid = "f"\ntest_name = "fio"\n' >>scenario.toml
+	run "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out2
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tests/fio.toml:3:22: error: unknown test_template_name 'Fio'"* ]]
+	[ ! -e out2 ]
+	# a name no file defines, with an unreadable file in the folder: its error
+	sed -i 's/test_name = "fio"/test_name = "nosuch"/' scenario.toml
+	run "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out2
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"tests/broken.toml:1:8: error: "* ]]
+	# verify-configs still fails on them
+	run "$KUNAI" verify-configs tests
+	[ "$status" -eq 1 ]
+}

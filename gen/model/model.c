@@ -235,7 +235,7 @@ pool_load_dir(struct mctx *c, struct pool *p, const char *dir, bool required)
 {
 	const char **files;
 	struct mfile *f;
-	size_t i, n;
+	size_t i, n, n0;
 	bool ok;
 
 	if (!is_dir(dir)) {
@@ -252,14 +252,24 @@ pool_load_dir(struct mctx *c, struct pool *p, const char *dir, bool required)
 		p->n_broken++;
 	}
 	for (i = 0; i < n; i++) {
+		n0 = c->n_errs;
 		f = mfile_read(c, files[i]);
 		if (!f->root) {
 			p->n_broken++;
 			ok = false;
+			if (p->lenient && c->n_errs > n0) {
+				m_hold(c, n0, f);
+				p->unread = arena_grow(c->a, p->unread, p->n_unread, p->n_unread + 1,
+				                       sizeof(*p->unread));
+				p->unread[p->n_unread++] = f;
+			}
 			continue;
 		}
-		if (!m_load_test_file(c, f))
+		if (!m_load_test_file(c, f)) {
 			ok = false;
+			if (p->lenient)
+				m_hold(c, n0, f);
+		}
 		/* failed ones too: scenarios naming them then say nothing more */
 		pool_add(c, p, f);
 	}
@@ -325,6 +335,7 @@ model_load(struct arena *a, const struct model_opts *o)
 		cp->system = m_load_system(&c, f->path, f->root, true);
 	/* checks against the system are skipped when it failed: no cascades */
 	c.sys = cp->system;
+	tests.lenient = true;
 	if (o->tests_dir)
 		pool_load_dir(&c, &tests, o->tests_dir, true);
 	cp->tests = arena_alloc(a, (tests.len + 1) * sizeof(*cp->tests));
@@ -340,6 +351,9 @@ model_load(struct arena *a, const struct model_opts *o)
 		if (f->root)
 			cp->scenario = m_load_scenario(&c, f, &tests, false);
 	}
+	/* in the order the files were read (sorted), like errors */
+	for (i = 0; i < c.n_files; i++)
+		m_warn_held(c.files[i]);
 	m_flush(&c);
 	return c.errors ? NULL : cp;
 }

@@ -82,6 +82,52 @@ m_flush(struct mctx *c)
 	c->n_errs = c->cap_errs = 0;
 }
 
+void
+m_hold(struct mctx *c, size_t n0, struct mfile *f)
+{
+	size_t n = c->n_errs - n0;
+
+	if (!n)
+		return;
+	f->held = arena_grow(c->a, f->held, f->n_held, f->n_held + n, sizeof(*f->held));
+	memcpy(f->held + f->n_held, c->errs + n0, n * sizeof(*c->errs));
+	f->n_held += n;
+	c->n_errs = n0;
+	c->errors -= (int)n;
+}
+
+void
+m_release(struct mctx *c, struct mfile *f)
+{
+	size_t i;
+
+	if (f->released)
+		return;
+	f->released = true;
+	for (i = 0; i < f->n_held; i++)
+		merr(c, f->held[i].pos, "%s", f->held[i].msg);
+}
+
+void
+m_warn_held(const struct mfile *f)
+{
+	const struct merror *e = f->held;
+	size_t i;
+
+	if (f->released || !f->n_held)
+		return;
+	/* the first in line order, as the error would have been */
+	for (i = 1; i < f->n_held; i++)
+		if (f->held[i].pos.line < e->pos.line ||
+		    (f->held[i].pos.line == e->pos.line && f->held[i].pos.col < e->pos.col))
+			e = &f->held[i];
+	fprintf(stderr, "%s:%d:%d: warning: test definition skipped (the scenario does not use it): %s",
+	        e->pos.path, e->pos.line, e->pos.col, e->msg);
+	if (f->n_held > 1)
+		fprintf(stderr, " (and %zu more error%s)", f->n_held - 1, f->n_held > 2 ? "s" : "");
+	fputc('\n', stderr);
+}
+
 const char *
 m_a_type(const struct toml_value *v)
 {

@@ -27,6 +27,11 @@ struct mfile {
 	/* as a scenario (or hook) */
 	int sc_state; /* 0: not loaded, 1: ok, -1: failed, 2: loading */
 	struct scenario *sc;
+	/* errors of a lenient pool's file, held back: reported only if the
+	 * scenario uses the file's test, else one warning */
+	struct merror *held;
+	size_t n_held;
+	bool released;
 };
 
 /* Test definitions by name: a --tests-dir, a <hook-dir>/test, or the test
@@ -39,6 +44,12 @@ struct pool {
 	 * parsed (reported): they may define any name, so unknown names are
 	 * not reported */
 	size_t n_broken;
+	/* lenient (kunai gen's --tests-dir, as CloudAI): a file that fails is
+	 * a warning unless the scenario uses it; unread holds the files that
+	 * did not parse */
+	bool lenient;
+	struct mfile **unread;
+	size_t n_unread;
 };
 
 /* A hook directory: its scenario files, and its test/ pool. */
@@ -106,6 +117,12 @@ void merr(struct mctx *c, struct toml_pos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Prints the errors reported so far, each file's in line order. */
 void m_flush(struct mctx *c);
+/* Takes the errors reported since the first n0 back from c into f->held. */
+void m_hold(struct mctx *c, size_t n0, struct mfile *f);
+/* Reports f's held errors after all (once). */
+void m_release(struct mctx *c, struct mfile *f);
+/* Prints one located warning for f's held errors, unless released. */
+void m_warn_held(const struct mfile *f);
 /* "a string", "an integer", ... for messages */
 const char *m_a_type(const struct toml_value *v);
 /* Returns s with control characters shown as '?' (for messages). */

@@ -310,6 +310,7 @@ load_case_def(struct mctx *c, const char *path, const struct toml_value *t,
 	const char *name = NULL, **names;
 	struct toml_value *empty;
 	struct mfile *f;
+	size_t i;
 	struct buf b = {0};
 
 	if (kv) {
@@ -322,8 +323,12 @@ load_case_def(struct mctx *c, const char *path, const struct toml_value *t,
 			return NULL;
 		}
 		if (!(f = pool_find(tests, name))) {
-			if (tests->n_broken)
-				return NULL; /* it may be in a file that failed to parse */
+			if (tests->n_broken) {
+				/* it may be in a file that failed to parse */
+				for (i = 0; i < tests->n_unread; i++)
+					m_release(c, tests->unread[i]);
+				return NULL;
+			}
 			names = pool_names(c, tests);
 			buf_printf(&b, "unknown test_name '%s'", m_shown(c, name));
 			m_did_you_mean(&b, name, names, tests->len);
@@ -333,8 +338,10 @@ load_case_def(struct mctx *c, const char *path, const struct toml_value *t,
 			buf_free(&b);
 			return NULL;
 		}
-		if (f->def_state < 0)
+		if (f->def_state < 0) {
+			m_release(c, f);
 			return NULL;
+		}
 		return m_load_testdef(c, f->path, m_merge(c->a, f->root, t, override_keys));
 	}
 	if (!m_kv(t, "test_template_name") && !m_kv(t, "name") && !m_kv(t, "description")) {
