@@ -311,3 +311,17 @@ T
 	run "$KUNAI" verify-configs tests
 	[ "$status" -eq 1 ]
 }
+
+@test "time_limit is read as CloudAI reads it; Slurm-only forms warn at the line" {
+	cd "$W/c"
+	sed -i 's/^iterations = 2$/iterations = 2\ntime_limit = "20:00"/' scenario.toml
+	run "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	grep -q -- '--time-limit 72000$' out/a/0/*.sh
+	sed -i 's/time_limit = "20:00"/time_limit = "30"/' scenario.toml
+	run "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "scenario.toml:6:14: warning: time_limit '30' is read as Slurm does (minutes); CloudAI rejects this form" ]
+	grep -q -- '--time-limit 1800$' out/a/0/*.sh
+}

@@ -179,7 +179,7 @@ iters = []'
 	id = "b"
 	test_name = "sleep"
 	iterations = "2"
-	time_limit = "1:61"
+	time_limit = "1::61"
 	num_nodes = 0
 	extra_cmd_args = { x = "y" }
 	dependencies = [{ type = "start_after", id = "a" }]
@@ -194,7 +194,7 @@ iters = []'
 	[ "$status" -eq 1 ]
 	expected="$T/s.toml:4:13: error: unknown test_name 'slep' (did you mean 'sleep'?)
 $T/s.toml:8:14: error: 'iterations' must be an integer, not a string
-$T/s.toml:9:14: error: invalid time_limit '1:61' (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or a number with s, m, h, d or w)
+$T/s.toml:9:14: error: invalid time_limit '1::61' (H:M:S, H:M, D-H:M:S, or a number with s, m, h, d or w, as CloudAI reads them)
 $T/s.toml:10:13: error: 'num_nodes' must be a positive integer, not 0
 $T/s.toml:11:1: error: 'extra_cmd_args' cannot be set in a scenario, only in the test definition
 $T/s.toml:12:26: error: unknown dependency type 'start_after' (start_post_comp, start_post_init or end_post_comp)

@@ -182,9 +182,10 @@ struct campaign *model_load(struct arena *a, const struct model_opts *o);
 int model_verify(struct arena *a, const char *const *paths, size_t n, const char *tests_dir,
                  const char *hook_dir);
 
-/* Parses a Slurm time limit (HH:MM:SS, MM:SS, MM, D-HH[:MM[:SS]], Ns/m/h/d/w).
- * Returns seconds, or -1 when malformed. */
-long model_parse_time(const char *s);
+/* Parses a time limit as CloudAI does (H:M:S, H:M, D-H:M:S, N with
+ * s/m/h/d/w); *slurm_only is set for Slurm forms CloudAI rejects (MM,
+ * D-H, D-H:M). Returns seconds, or -1 when malformed. */
+long model_parse_time(const char *s, bool *slurm_only);
 
 /* Formats seconds as HH:MM:SS, or D-HH:MM:SS from one day on. */
 void model_format_time(long seconds, char *out, size_t n);

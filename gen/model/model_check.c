@@ -83,6 +83,18 @@ m_flush(struct mctx *c)
 }
 
 void
+m_warn(struct toml_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%d:%d: warning: ", pos.path ? pos.path : "kunai", pos.line, pos.col);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
 m_hold(struct mctx *c, size_t n0, struct mfile *f)
 {
 	size_t n = c->n_errs - n0;

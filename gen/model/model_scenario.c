@@ -228,17 +228,22 @@ load_time_limit(struct mctx *c, struct test_case *tc, const struct toml_value *t
 {
 	const struct toml_keyval *kv = m_kv(t, "time_limit");
 	const char *s = NULL;
+	bool slurm_only;
 
 	tc->time_limit = -1;
 	if (!kv || !m_str(c, t, "time_limit", false, &s))
 		return;
-	tc->time_limit = model_parse_time(s);
+	tc->time_limit = model_parse_time(s, &slurm_only);
 	if (tc->time_limit < 0)
-		merr(c, kv->value->pos, "invalid time_limit '%s' (MM, MM:SS, HH:MM:SS, D-HH, "
-		                        "D-HH:MM, D-HH:MM:SS, or a number with s, m, h, d or w)",
+		merr(c, kv->value->pos, "invalid time_limit '%s' (H:M:S, H:M, D-H:M:S, or a number "
+		                        "with s, m, h, d or w, as CloudAI reads them)",
 		     m_shown(c, s));
 	else if (tc->time_limit == 0)
 		merr(c, kv->value->pos, "time_limit must be at least one second");
+	else if (slurm_only)
+		m_warn(kv->value->pos, "time_limit '%s' is read as Slurm does (%s); CloudAI "
+		                       "rejects this form",
+		       m_shown(c, s), strchr(s, '-') ? "D-H[:M]" : "minutes");
 }
 
 static void

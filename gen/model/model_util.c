@@ -138,53 +138,61 @@ digits(const char **s)
 	return v;
 }
 
-/* Slurm's --time formats (the value goes to sbatch as is in spirit), plus
- * CloudAI's unit suffixes. Note that two fields are minutes:seconds, as
- * in Slurm, not hours:minutes. */
-long
-model_parse_time(const char *s)
+/* Reads fields separated by ':' at *s into f (at most max); returns how
+ * many, or -1 when one is not digits. */
+static int
+time_fields(const char **s, long *f, int max)
 {
-	long f[4], days = -1, t;
 	int n = 0;
-	const char *p = s;
 
-	if (!s)
+	for (;;) {
+		if (n == max || (f[n++] = digits(s)) < 0)
+			return -1;
+		if (**s != ':')
+			return n;
+		(*s)++;
+	}
+}
+
+/* CloudAI's reading (cloudai.util.parse_time_limit): N followed by s, m,
+ * h, d or w (either case); D-H:M:S; H:M:S; H:M (hours and minutes, not
+ * Slurm's minutes and seconds). No field has an upper bound: "00:60:00" is
+ * one hour. Two forms CloudAI rejects are read as Slurm does, and flagged
+ * in *slurm_only: a bare number of minutes, and D-H or D-H:M. */
+long
+model_parse_time(const char *s, bool *slurm_only)
+{
+	static const char units[] = "smhdw";
+	static const long unit[] = {1, 60, 3600, 86400, 7 * 86400};
+	long f[3], days = -1, t;
+	const char *p = s, *u;
+	int n;
+
+	*slurm_only = false;
+	if (!s || (f[0] = digits(&p)) < 0)
 		return -1;
-	if ((f[0] = digits(&p)) < 0)
-		return -1;
-	if (*p && strchr("smhdw", *p) && !p[1]) {
-		static const long unit[] = {1, 60, 3600, 86400, 7 * 86400};
-		t = f[0] * unit[strchr("smhdw", *p) - "smhdw"];
+	if (*p && p[1] == '\0' && (u = strchr(units, tolower((unsigned char)*p))) && *u) {
+		t = f[0] * unit[u - units];
 		return t > TIME_MAX ? -1 : t;
 	}
 	if (*p == '-') {
 		days = f[0];
 		p++;
-		if ((f[0] = digits(&p)) < 0 || f[0] > 23)
-			return -1;
+	} else {
+		p = s;
 	}
-	n = 1;
-	while (*p == ':' && n < 3) {
-		p++;
-		if ((f[n] = digits(&p)) < 0 || f[n] > 59)
-			return -1;
-		n++;
-	}
-	if (*p)
+	if ((n = time_fields(&p, f, 3)) < 0 || *p)
 		return -1;
 	if (days >= 0) {
-		/* D-HH, D-HH:MM, D-HH:MM:SS */
-		t = days * 86400 + f[0] * 3600;
-		if (n > 1)
-			t += f[1] * 60;
-		if (n > 2)
-			t += f[2];
+		*slurm_only = n < 3;
+		t = days * 86400 + f[0] * 3600 + (n > 1 ? f[1] * 60 : 0) + (n > 2 ? f[2] : 0);
 	} else if (n == 1) {
-		t = f[0] * 60; /* MM */
+		*slurm_only = true;
+		t = f[0] * 60;
 	} else if (n == 2) {
-		t = f[0] * 60 + f[1]; /* MM:SS */
+		t = f[0] * 3600 + f[1] * 60;
 	} else {
-		t = f[0] * 3600 + f[1] * 60 + f[2]; /* HH:MM:SS */
+		t = f[0] * 3600 + f[1] * 60 + f[2];
 	}
 	return t > TIME_MAX ? -1 : t;
 }

@@ -14,60 +14,67 @@
 static void
 test_parse_time(void)
 {
+	/* as CloudAI's parse_time_limit reads them; slurm: a form CloudAI
+	 * rejects, read as Slurm does */
 	static const struct {
 		const char *s;
 		long want;
+		bool slurm;
 	} cases[] = {
-		{"10", 600},           /* MM */
-		{"0", 0},
-		{"10:30", 630},        /* MM:SS, as Slurm reads it */
-		{"01:02:03", 3723},    /* HH:MM:SS */
-		{"100:00:00", 360000}, /* hours may exceed a day */
-		{"1-0", 86400},        /* D-HH */
-		{"2-03", 2 * 86400 + 3 * 3600},
-		{"1-02:03", 86400 + 2 * 3600 + 3 * 60},     /* D-HH:MM */
-		{"1-02:03:04", 86400 + 2 * 3600 + 3 * 60 + 4}, /* D-HH:MM:SS */
-		{"30s", 30},
-		{"5m", 300},
-		{"2h", 7200},
-		{"1d", 86400},
-		{"1w", 604800},
-		{"00:20:00", 1200},
-		{"", -1},
-		{"abc", -1},
-		{"10:60", -1},      /* seconds out of range */
-		{"1:60:00", -1},    /* minutes out of range */
-		{"1-24", -1},       /* hours of a day out of range */
-		{"1-02:60", -1},
-		{"1:2:3:4", -1},
-		{"1-2:3:4:5", -1},
-		{"-5", -1},
-		{"5-", -1},
-		{"5x", -1},
-		{"5ms", -1},
-		{" 5", -1},
-		{"5 ", -1},
-		{"1.5h", -1},
-		{"1234567890", -1}, /* too many digits */
-		{"999999999w", -1}, /* more than a century */
-		{"10:", -1},
-		{":10", -1},
+		{"10", 600, true}, /* MM */
+		{"0", 0, true},
+		{"20:00", 72000, false}, /* H:M: CloudAI reads hours, not Slurm's MM:SS */
+		{"10:30", 37800, false},
+		{"01:02:03", 3723, false},    /* H:M:S */
+		{"100:00:00", 360000, false}, /* hours may exceed a day */
+		{"00:60:00", 3600, false},    /* no bounds: one hour */
+		{"10:60", 36000 + 3600, false},
+		{"1-0", 86400, true}, /* D-H */
+		{"2-03", 2 * 86400 + 3 * 3600, true},
+		{"1-02:03", 86400 + 2 * 3600 + 3 * 60, true},         /* D-H:M */
+		{"1-02:03:04", 86400 + 2 * 3600 + 3 * 60 + 4, false}, /* D-H:M:S */
+		{"1-24:00:00", 2 * 86400, false},
+		{"30s", 30, false},
+		{"5m", 300, false},
+		{"2h", 7200, false},
+		{"2H", 7200, false}, /* either case */
+		{"1d", 86400, false},
+		{"1w", 604800, false},
+		{"00:20:00", 1200, false},
+		{"", -1, false},
+		{"abc", -1, false},
+		{"1:2:3:4", -1, false},
+		{"1-2:3:4:5", -1, false},
+		{"-5", -1, false},
+		{"5-", -1, false},
+		{"5x", -1, false},
+		{"5ms", -1, false},
+		{" 5", -1, false},
+		{"5 ", -1, false},
+		{"1.5h", -1, false},
+		{"1234567890", -1, false}, /* too many digits */
+		{"999999999w", -1, false}, /* more than a century */
+		{"10:", -1, false},
+		{":10", -1, false},
 	};
 	size_t i;
 	long got;
+	bool slurm;
 
 	for (i = 0; i < LEN(cases); i++) {
-		got = model_parse_time(cases[i].s);
-		ok(got == cases[i].want, "parse_time(\"%s\") = %ld (want %ld)", cases[i].s, got,
-		   cases[i].want);
+		got = model_parse_time(cases[i].s, &slurm);
+		ok(got == cases[i].want && (got < 0 || slurm == cases[i].slurm),
+		   "parse_time(\"%s\") = %ld%s (want %ld%s)", cases[i].s, got, slurm ? " slurm" : "",
+		   cases[i].want, cases[i].slurm ? " slurm" : "");
 	}
-	ok(model_parse_time(NULL) == -1, "parse_time(NULL) = -1");
+	ok(model_parse_time(NULL, &slurm) == -1, "parse_time(NULL) = -1");
 }
 
 static void
 test_format_time(void)
 {
 	char b[32];
+	bool slurm;
 
 	model_format_time(0, b, sizeof(b));
 	ok(strcmp(b, "00:00:00") == 0, "0 s -> %s", b);
@@ -77,7 +84,7 @@ test_format_time(void)
 	ok(strcmp(b, "23:59:59") == 0, "86399 s -> %s", b);
 	model_format_time(86400 + 2 * 3600 + 3 * 60 + 4, b, sizeof(b));
 	ok(strcmp(b, "1-02:03:04") == 0, "a day and more -> %s", b);
-	model_format_time(model_parse_time("1-02:03:04"), b, sizeof(b));
+	model_format_time(model_parse_time("1-02:03:04", &slurm), b, sizeof(b));
 	ok(strcmp(b, "1-02:03:04") == 0, "parse and format round-trip: %s", b);
 	model_format_time(-5, b, sizeof(b));
 	ok(strcmp(b, "00:00:00") == 0, "negative -> %s", b);
