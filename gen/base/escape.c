@@ -1,4 +1,5 @@
 /* escape.c: quoting for shell scripts and ninja files (see escape.h). */
+#include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -77,6 +78,74 @@ void
 sh_dquote_body(struct buf *b, const char *s)
 {
 	escape_spans(b, s, "$`\"\\", '\\');
+}
+
+/* The length of the parameter reference at s ($NAME, ${NAME}, or ${NAME}
+ * with :- - :+ + and a plain word), 0 when s starts none; *nlen is the
+ * name's length, which starts at s + 1 or s + 2. */
+static size_t
+param_ref(const char *s, size_t *nlen)
+{
+	size_t b = s[1] == '{', n = 0, w;
+
+	if (s[0] != '$' || !(isalpha((unsigned char)s[1 + b]) || s[1 + b] == '_'))
+		return 0;
+	while (isalnum((unsigned char)s[1 + b + n]) || s[1 + b + n] == '_')
+		n++;
+	*nlen = n;
+	if (!b)
+		return 1 + n;
+	w = 2 + n;
+	if (s[w] == ':' && (s[w + 1] == '-' || s[w + 1] == '+'))
+		w += 2;
+	else if (s[w] == '-' || s[w] == '+')
+		w++;
+	if (w > 2 + n)
+		w += strcspn(s + w, "$`\"\\'}\n");
+	return s[w] == '}' ? w + 1 : 0;
+}
+
+bool
+sh_has_params(const char *s)
+{
+	size_t n;
+
+	for (; (s = strchr(s, '$')); s++)
+		if (param_ref(s, &n))
+			return true;
+	return false;
+}
+
+void
+sh_dquote_params(struct buf *b, const char *s, const char *pwd)
+{
+	size_t len, n, skip;
+	bool braced;
+
+	for (;;) {
+		len = strcspn(s, "$`\"\\");
+		buf_push(b, s, len);
+		s += len;
+		if (!*s)
+			return;
+		if (!(len = param_ref(s, &n))) {
+			buf_putc(b, '\\');
+			buf_putc(b, *s++);
+			continue;
+		}
+		braced = s[1] == '{';
+		skip = 1 + braced;
+		if (pwd && n == 3 && strncmp(s + skip, "PWD", 3) == 0) {
+			buf_printf(b, "${%s", pwd);
+			if (braced)
+				buf_push(b, s + skip + n, len - skip - n);
+			else
+				buf_putc(b, '}');
+		} else {
+			buf_push(b, s, len);
+		}
+		s += len;
+	}
 }
 
 static bool

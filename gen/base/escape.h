@@ -19,6 +19,16 @@ void sh_quote_cont(struct buf *b, const char *s);
  * \ before each of $ ` " \ (the only bytes special there in a script). */
 void sh_dquote_body(struct buf *b, const char *s);
 
+/* Returns whether s holds a parameter reference: $NAME, ${NAME}, or
+ * ${NAME:-word} (also -, :+, +) where word has no $ ` " \\ ' } or newline. */
+bool sh_has_params(const char *s);
+
+/* As sh_dquote_body, but the parameter references of s stay live, so the
+ * shell expands them when the script runs; command substitution, backticks,
+ * quotes and newlines stay literal. A reference to PWD reads the variable
+ * named pwd instead, unless pwd is NULL. */
+void sh_dquote_params(struct buf *b, const char *s, const char *pwd);
+
 /* Appends the blank-separated words of s (a CloudAI argument string such as
  * extra_srun_args), each sh_quote'd, joined by single spaces. Quotes inside
  * s are not interpreted. Returns the number of words appended. */

@@ -87,6 +87,18 @@ m_flush(struct mctx *c)
 	c->n_errs = c->cap_errs = 0;
 }
 
+void
+m_warn(struct toml_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%d:%d: warning: ", pos.path ? pos.path : "kunai", pos.line, pos.col);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 const char *
 m_a_type(const struct toml_value *v)
 {

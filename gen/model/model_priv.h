@@ -135,6 +135,8 @@ char *path_dir(struct arena *a, const char *path);
 /* Reports "path:line:col: error: ..." (printed by m_flush). */
 void merr(struct mctx *c, struct toml_pos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Prints "path:line:col: warning: ..." now. */
+void m_warn(struct toml_pos pos, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the errors reported so far, each file's in line order. */
 void m_flush(struct mctx *c);
 /* "a string", "an integer", ... for messages */

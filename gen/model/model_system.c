@@ -388,6 +388,10 @@ m_load_system(struct mctx *c, const char *path, const struct toml_value *root, b
 	                      : k == 3 ? lsf_keys
 	                               : runai_keys);
 	s->scheduler = k == 0 ? SCHED_SLURM : k == 2 ? SCHED_KUBERNETES : SCHED_STANDALONE;
+	/* CloudAI posts results there; kunai keeps them in the build dir */
+	if (runnable && k == 0 && (kv = m_kv(root, "data_repository")))
+		m_warn(kv->value->pos, "kunai does not send results to a data_repository; it is "
+		                       "ignored");
 	m_str(c, root, "name", true, &s->name);
 	m_str(c, root, "install_path", true, &s->install_path);
 	if (m_str(c, root, "output_path", true, &s->output_path) && s->output_path &&

@@ -147,7 +147,15 @@ script_env_exports(struct buf *out, const struct run *r)
 		if (!sh_is_name(r->env.items[i].key))
 			continue; /* reported by script_env_ok */
 		buf_printf(out, "export %s=", r->env.items[i].key);
-		sh_quote(out, r->env.items[i].value);
+		/* CloudAI's sbatch script expands references where the job
+		 * starts; $PWD, its launch dir, is kunai's build dir */
+		if (sh_has_params(r->env.items[i].value)) {
+			buf_putc(out, '"');
+			sh_dquote_params(out, r->env.items[i].value, "BUILD_DIR");
+			buf_putc(out, '"');
+		} else {
+			sh_quote(out, r->env.items[i].value);
+		}
 		buf_putc(out, '\n');
 	}
 }
@@ -157,13 +165,14 @@ script_env(const struct run *r, struct buf *out)
 {
 	size_t i;
 
-	/* CloudAI's export K="V", with V escaped for the double quotes so the
-	 * variable gets exactly the TOML value */
+	/* CloudAI's export K="V", sourced inside the container: parameter
+	 * references are expanded there (PWD is the container's), the rest
+	 * is escaped so the variable gets exactly the TOML text */
 	for (i = 0; i < r->env.len; i++) {
 		if (!sh_is_name(r->env.items[i].key))
 			continue; /* reported by script_env_ok */
 		buf_printf(out, "export %s=\"", r->env.items[i].key);
-		sh_dquote_body(out, r->env.items[i].value);
+		sh_dquote_params(out, r->env.items[i].value, NULL);
 		buf_puts(out, "\"\n");
 	}
 }

@@ -43,6 +43,21 @@ w_lit(struct word *w, const char *s)
 
 /* The text that follows a variable never starts with a name character
  * here (always '/', ':' or ','), so no braces are needed. */
+/* A value whose parameter references the shell expands when the job
+ * starts (CloudAI writes mounts bare into its srun line); $PWD is the
+ * build dir, kunai's stand-in for CloudAI's launch dir. */
+static void
+w_params(struct word *w, const char *s)
+{
+	if (!sh_has_params(s)) {
+		w_lit(w, s);
+		return;
+	}
+	buf_puts(&w->raw, s);
+	sh_dquote_params(&w->dq, s, "BUILD_DIR");
+	w->vars = true;
+}
+
 static void
 w_var(struct word *w, const char *name)
 {
@@ -141,7 +156,7 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 	w_dir(w, d);
 	for (i = 0; i < def->extra_container_mounts.len; i++) {
 		w_lit(w, ",");
-		w_lit(w, def->extra_container_mounts.items[i]);
+		w_params(w, def->extra_container_mounts.items[i]);
 	}
 	for (i = 0; i < def->n_git_repos; i++) {
 		const struct git_repo *g = &def->git_repos[i];

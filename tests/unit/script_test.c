@@ -317,12 +317,14 @@ test_hooks_and_quoting(struct campaign *c)
 	hr->tc->def->name = "nccl_test_all_gather";
 	hr->dir = "Tests.sleep/0/pre_test/nccl_test_all_gather";
 	kv_add(&r->env, "A", "x y $HOME 'q'");
+	kv_add(&r->env, "B", "`id` $(id) \"q\"");
 	kv_add(&r->env, "CUDA_VISIBLE_DEVICES", "0,1");
 	r->time_limit = 3000;
 	s = gen_slurm(r, &h);
 	ok(has_line(s, "#SBATCH --time=00:50:00"), "time limit formatted");
-	ok(has_line(s, "export A='x y $HOME '\\''q'\\'''") && has_line(s, "export CUDA_VISIBLE_DEVICES=0,1"),
-	   "env values are shell-quoted");
+	ok(has_line(s, "export A=\"x y $HOME 'q'\"") && has_line(s, "export B='`id` $(id) \"q\"'") &&
+	       has_line(s, "export CUDA_VISIBLE_DEVICES=0,1"),
+	   "env values are shell-quoted, their parameter references live");
 	ok(strstr(s, "\nsrun --output=\"$RUN_DIR/pre_test/nccl_test_all_gather/stdout.txt\" "
 	             "--error=\"$RUN_DIR/pre_test/nccl_test_all_gather/stderr.txt\" --export=ALL --mpi=pmix -N1 "
 	             "--container-image=\"$INSTALL_DIR/nvcr.io_nvidia__pytorch__25.06-py3.sqsh\" "
@@ -344,10 +346,10 @@ test_hooks_and_quoting(struct campaign *c)
 	   "post hook in post_test/");
 	ok(strstr(s, "/Users") == NULL && strstr(s, "/opt/cloudai/output") == NULL && strstr(s, "/home/") == NULL,
 	   "no absolute build path");
-
 	script_env(r, &b);
-	ok(strcmp(buf_str(&b), "export A=\"x y \\$HOME 'q'\"\nexport CUDA_VISIBLE_DEVICES=\"0,1\"\n") == 0,
-	   "env_vars.sh: export K=\"V\" with V escaped");
+	ok(strcmp(buf_str(&b), "export A=\"x y $HOME 'q'\"\nexport B=\"\\`id\\` \\$(id) \\\"q\\\"\"\n"
+	                       "export CUDA_VISIBLE_DEVICES=\"0,1\"\n") == 0,
+	   "env_vars.sh: export K=\"V\" with V escaped but for parameter references");
 	b.len = 0;
 
 	ok(script_standalone(&A, r, &h, &b), "script_standalone");

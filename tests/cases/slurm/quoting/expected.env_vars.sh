@@ -1,6 +1,12 @@
 export PLAIN="0,1,2,3"
 export SPACES="a b  c"
-export DOLLAR="\$HOME/x"
+export DOLLAR="$HOME/x"
 export QUOTES="override \\ and \$(x)"
 export BACKSLASH="a\\b"
+export PYPATH="/opt/x:${PYTHONPATH}"
+export DEFAULTED="${KUNAI_UNSET:-/fallback}/y ${A-b} ${C:+d}"
+export LAUNCH="$PWD/data"
+export LITERAL="\`id\` \$(id) \$1 \$\$ \${#X} \${X/a/b} \${X:-\$(id)} \"q\" 'sq'"
+export NEWLINE="a
+b $B"
 export EXTRA="x"
