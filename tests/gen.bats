@@ -2,6 +2,7 @@
 # kunai gen: the build dir it writes, byte stability, incrementality and
 # regeneration, checked with the real ninja.
 bats_require_minimum_version 1.5.0
+load helpers
 
 setup() {
 	CONF="$SHARED/cloudai-compat/conf"
@@ -53,12 +54,6 @@ gen() { # gen OUT [extra args]: gen the small campaign from $W/c
 	(cd "$W/c" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$out" "$@")
 }
 
-
-# CloudAI's own example configs and reference scripts are third-party material
-# (SHARED=DIR, see README): the tests that read them are skipped without it.
-need_cloudai() {
-	[ -d "$SHARED/cloudai-compat" ] || skip "no CloudAI reference material: set SHARED=DIR (see README)"
-}
 
 @test "gen writes build.ninja, local.ninja, kunai.json and a script + env per run" {
 	run gen "$W/out"

@@ -4,6 +4,7 @@
 # of the case's only run. UPDATE=1 rewrites expected.json for review with
 # git diff. No cluster is reachable here: these compare bytes only.
 bats_require_minimum_version 1.5.0
+load helpers
 
 gen_case() {
 	local d=$1 out=$2
@@ -76,13 +77,6 @@ validate() {
 	sed 's/"medium":	"Memory"/"medium": "Memory", "sizeLimit": [1]/' "$c/mpijob/expected.json" >"$BATS_TEST_TMPDIR/bad2.json"
 	run -1 validate kubeflow.org_v2beta1_mpijob "$BATS_TEST_TMPDIR/bad2.json"
 	[[ $output == *"sizeLimit: is neither an integer nor a string"* ]]
-}
-
-# need_cloudai: skips, with the reason, where CloudAI's example configs
-# ($SHARED/cloudai-compat) are absent
-need_cloudai() {
-	[ -d "$SHARED/cloudai-compat/conf" ] ||
-		skip "no CloudAI reference material: set SHARED=DIR (see README)"
 }
 
 @test "the manifests of the CloudAI Kubernetes system validate (Sleep as Job, NcclTest as MPIJob)" {

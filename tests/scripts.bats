@@ -42,6 +42,7 @@
 # script of the case's only run (plus expected.env_vars.sh when present).
 # UPDATE=1 rewrites the expected files for review with git diff.
 bats_require_minimum_version 1.5.0
+load helpers
 
 setup_file() {
 	export GOLDEN="$SHARED/cloudai-compat/golden"
@@ -125,12 +126,6 @@ golden() {
 		__OUTPUT_DIR__/output __OUTPUT_DIR__/install "$sed"
 }
 
-
-# CloudAI's own example configs and reference scripts are third-party material
-# (SHARED=DIR, see README): the tests that read them are skipped without it.
-need_cloudai() {
-	[ -d "$SHARED/cloudai-compat" ] || skip "no CloudAI reference material: set SHARED=DIR (see README)"
-}
 
 # golden_sed NAME: the map of golden/NAME.sbatch's image URL to kunai's cached
 # image (difference 5)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
+load helpers
 # kunai verify-configs, and the model's validation behind it: every error is
 # path:line:col: error: message, every file gets an OK/FAIL line, and the
 # exit status says whether anything failed (CloudAI's always says 0).
@@ -18,12 +19,6 @@ mktest() {
 		"$1" "$2" "${3:-}" >"$T/tests/$1.toml"
 }
 
-
-# CloudAI's own example configs and reference scripts are third-party material
-# (SHARED=DIR, see README): the tests that read them are skipped without it.
-need_cloudai() {
-	[ -d "$SHARED/cloudai-compat" ] || skip "no CloudAI reference material: set SHARED=DIR (see README)"
-}
 
 @test "every CloudAI example config verifies, exit 0" {
 	need_cloudai
