@@ -14,9 +14,11 @@
 extern const struct workload wl_bash_cmd;
 extern const struct workload wl_chakra_replay;
 extern const struct workload wl_ddlb;
+extern const struct workload wl_deepep;
 extern const struct workload wl_fio;
 extern const struct workload wl_megatron_bridge;
 extern const struct workload wl_megatron_run;
+extern const struct workload wl_moe;
 extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_nemo_run;
@@ -29,6 +31,7 @@ static const struct workload *const workloads[] = {
 	&wl_bash_cmd,
 	&wl_chakra_replay,
 	&wl_ddlb,
+	&wl_deepep,
 	&wl_fio,
 	&wl_kunai[WL_KUNAI_ALLREDUCE],
 	&wl_kunai[WL_KUNAI_BISECTION],
@@ -38,6 +41,7 @@ static const struct workload *const workloads[] = {
 	&wl_kunai[WL_KUNAI_TRAIN],
 	&wl_megatron_bridge,
 	&wl_megatron_run,
+	&wl_moe,
 	&wl_nccl,
 	&wl_nemo_launcher,
 	&wl_nemo_run,
@@ -53,6 +57,7 @@ static const char *const workload_name_list[] = {
 	"BashCmd",
 	"ChakraReplay",
 	"DDLBTest",
+	"DeepEP",
 	"Fio",
 	"KunaiAllReduce",
 	"KunaiBisection",
@@ -62,6 +67,7 @@ static const char *const workload_name_list[] = {
 	"KunaiTrainSmoke",
 	"MegatronBridge",
 	"MegatronRun",
+	"MoEBenchmark",
 	"NcclTest",
 	"NeMoLauncher",
 	"NeMoRun",

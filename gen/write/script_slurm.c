@@ -199,6 +199,39 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 		w_lit(w, ":");
 		w_lit(w, v);
 	}
+	if (r->def->wl->run_mounts) {
+		struct wl_mount m[8];
+		size_t n = r->def->wl->run_mounts(r, m, LEN(m));
+		for (i = 0; i < n; i++) {
+			w_lit(w, ",");
+			w_dir(w, d);
+			if (*m[i].src) {
+				w_lit(w, "/");
+				w_lit(w, m[i].src);
+			}
+			w_lit(w, ":");
+			w_lit(w, m[i].dst);
+		}
+	}
+	/* use_deepep_matrix: the matrix the MoE benchmark wrote, and its whole
+	 * output read-only, as CloudAI mounts them */
+	if (r->matrix_dir) {
+		const struct workload *wl = r->def->wl;
+		const char *dst = wl->deepep_matrix_arg ? workload_value(r, wl->deepep_matrix_arg) : NULL;
+		w_lit(w, ",");
+		w_var(w, "BUILD_DIR");
+		w_lit(w, "/");
+		w_lit(w, r->matrix_dir);
+		w_lit(w, "/");
+		w_lit(w, wl->deepep_matrix);
+		w_lit(w, ":");
+		w_lit(w, dst ? dst : wl->deepep_matrix_dest);
+		w_lit(w, ",");
+		w_var(w, "BUILD_DIR");
+		w_lit(w, "/");
+		w_lit(w, r->matrix_dir);
+		w_lit(w, ":/cloudai_moe_benchmark_prev:ro");
+	}
 	/* NCCL reads its topology file inside the container at the same path */
 	for (i = 0; i < r->env.len; i++)
 		if (strcmp(r->env.items[i].key, "NCCL_TOPO_FILE") == 0 && r->env.items[i].value[0] == '/') {
@@ -223,7 +256,7 @@ words(struct buf *out, const char *s)
  * flags, then the system's, the case's and the test's extra srun args. A
  * hook's srun names its own output files first, as CloudAI's does. */
 static void
-srun_prefix(struct buf *out, const struct run *r, const struct where *d)
+srun_prefix(struct buf *out, const struct run *r, const struct where *d, bool with_nodes)
 {
 	const struct system *sys = r->c->system;
 	const struct workload *wl = r->def->wl;
@@ -245,7 +278,7 @@ srun_prefix(struct buf *out, const struct run *r, const struct where *d)
 	}
 	if (ntasks > 0)
 		buf_printf(out, " --ntasks=%d", ntasks);
-	if (r->nodes.len == 0)
+	if (r->nodes.len == 0 && with_nodes)
 		buf_printf(out, " -N%d", r->num_nodes);
 	if (workload_in_container(r)) {
 		const char *url = workload_value(r, "docker_image_url");
@@ -324,6 +357,22 @@ bash_c(struct buf *out, const struct run *r, const struct where *d)
 	buf_free(&inner);
 }
 
+void
+script_srun_prefix(struct buf *out, const struct run *r, bool with_nodes)
+{
+	static const struct where here = {NULL, NULL};
+
+	srun_prefix(out, r, &here, with_nodes);
+}
+
+void
+script_bash_c(struct buf *out, const struct run *r)
+{
+	static const struct where here = {NULL, NULL};
+
+	bash_c(out, r, &here);
+}
+
 /* The full command line of run r (main or hook), without a newline;
  * prefix, if not NULL, is r's srun prefix for d, made already. */
 static void
@@ -340,7 +389,7 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 		if (prefix)
 			buf_push(out, prefix->data, prefix->len);
 		else
-			srun_prefix(out, r, d);
+			srun_prefix(out, r, d, true);
 		if (r->def->wl->srun_args)
 			r->def->wl->srun_args(r, out);
 		buf_putc(out, ' ');
@@ -545,10 +594,12 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	}
 
 	buf_puts(out, "\nexport SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)\n");
+	if (r->def->wl->script_prologue)
+		r->def->wl->script_prologue(r, out);
 	ok &= script_env_ok(r, h);
 	script_env_exports(out, r);
 	/* the same srun prefix starts the probes and the test's own srun */
-	srun_prefix(&prefix, r, &here);
+	srun_prefix(&prefix, r, &here, true);
 	for (i = 0; i < r->env.len; i++)
 		if (strcmp(r->env.items[i].key, "ENABLE_VBOOST") == 0 && strcmp(r->env.items[i].value, "1") == 0) {
 			/* CloudAI's, for any workload: one task per node raises the voltage boost */
