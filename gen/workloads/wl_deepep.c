@@ -10,7 +10,6 @@
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
-#include "gen/write/script.h"
 
 static const char *const subtests[] = {"test_internode", "test_intranode", "test_low_latency", "test_ep", NULL};
 
@@ -157,13 +156,13 @@ prologue(const struct run *r, struct buf *out)
 
 /* one torchrun per node, each starting the node's processes itself */
 static void
-body(const struct run *r, struct buf *out)
+body(const struct run *r, const struct wl_srun *s, struct buf *out)
 {
 	long n = nodes(r);
 
-	script_srun_prefix(out, r, false);
+	s->prefix(out, r, false, NULL);
 	buf_printf(out, " --nodes=%ld --ntasks=%ld --ntasks-per-node=1 ", n, n);
-	script_bash_c(out, r);
+	s->bash_c(out, r);
 }
 
 /* CloudAI: grep -E "\[testing\]|dispatch|combine|passed|tuning|Best" */
@@ -184,7 +183,7 @@ const struct workload wl_deepep = {
 	.any_of = any_of,
 	.installables = installables,
 	.n_installables = LEN(installables),
-	.script_body = body,
+	.script_sruns = body,
 	.script_prologue = prologue,
 	.writes_deepep_matrix = true,
 };

@@ -15,7 +15,6 @@
 #include "gen/model/expand.h"
 #include "gen/model/model.h"
 #include "gen/toml/toml.h"
-#include "gen/write/script.h"
 
 static const char *const modes[] = {"standard", "low_latency", NULL};
 static const char *const data_types[] = {"bfloat16", "fp8", NULL};
@@ -232,12 +231,12 @@ env(const struct run *r, struct wl_env *out, size_t max)
  * (waited for until healthy) and its stop. A run whose matrices others
  * read leaves the newest of each at the top of its dir, where they look. */
 static void
-body(const struct run *r, struct buf *out)
+body(const struct run *r, const struct wl_srun *s, struct buf *out)
 {
 	bool hybrid = uses_hybrid(r);
 
 	if (hybrid) {
-		script_srun_prefix(out, r, false);
+		s->prefix(out, r, false, NULL);
 		buf_puts(out, " --output=\"$RUN_DIR/etcd.log\" --overlap --ntasks-per-node=1 --ntasks=1"
 		              " --nodelist=$SLURM_JOB_MASTER_NODE -N1 etcd --listen-client-urls=http://0.0.0.0:2379"
 		              " --advertise-client-urls=http://$SLURM_JOB_MASTER_NODE:2379"
@@ -252,9 +251,9 @@ body(const struct run *r, struct buf *out)
 		              "    exit 1\n"
 		              "}\n");
 	}
-	script_srun_prefix(out, r, true);
+	s->prefix(out, r, true, NULL);
 	buf_putc(out, ' ');
-	script_bash_c(out, r);
+	s->bash_c(out, r);
 	if (!hybrid && !r->matrix_out)
 		return;
 	buf_puts(out, "\nKUNAI_TEST_RC=$?\n");
@@ -291,7 +290,7 @@ const struct workload wl_moe = {
 	.any_of = any_of,
 	.installables = installables,
 	.n_installables = LEN(installables),
-	.script_body = body,
+	.script_sruns = body,
 	.script_prologue = prologue,
 	.run_mounts = run_mounts,
 	.env = env,

@@ -22,6 +22,7 @@ extern const struct workload wl_moe;
 extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_nemo_run;
+extern const struct workload wl_nixl_bench;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
@@ -42,6 +43,7 @@ static const struct workload *const workloads[] = {
 	&wl_megatron_bridge,
 	&wl_megatron_run,
 	&wl_moe,
+	&wl_nixl_bench,
 	&wl_nccl,
 	&wl_nemo_launcher,
 	&wl_nemo_run,
@@ -68,6 +70,7 @@ static const char *const workload_name_list[] = {
 	"MegatronBridge",
 	"MegatronRun",
 	"MoEBenchmark",
+	"NIXLBench",
 	"NcclTest",
 	"NeMoLauncher",
 	"NeMoRun",

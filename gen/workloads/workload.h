@@ -55,6 +55,16 @@ struct wl_env {
 	bool if_unset;
 };
 
+/* The Slurm writer's pieces for script_sruns: the srun prefix of r's own
+ * command (CloudAI's, -N<nodes> only when with_nodes; image, if not NULL,
+ * in place of cmd_args.docker_image_url) and bash -c "source <run
+ * dir>/env_vars.sh; <r's command>". Passed in, so that the workloads need
+ * not link the writer (the runner and the grader link them too). */
+struct wl_srun {
+	void (*prefix)(struct buf *out, const struct run *r, bool with_nodes, const char *image);
+	void (*bash_c)(struct buf *out, const struct run *r);
+};
+
 /* A container mount of a file of the run's own dir. */
 struct wl_mount {
 	const char *src, *dst;
@@ -97,6 +107,9 @@ struct workload {
 	 * script itself, in place of the srun of its command (a workload that
 	 * drives its own launcher); the status of the last line is the run's. */
 	void (*script_body)(const struct run *r, struct buf *out);
+	/* Slurm: script_body for a workload of several sruns, given the
+	 * writer's srun pieces (struct wl_srun). */
+	void (*script_sruns)(const struct run *r, const struct wl_srun *s, struct buf *out);
 	/* Slurm, optional: lines after the SLURM_JOB_MASTER_NODE export, before
 	 * the environment (e.g. DeepEP's head node, a generated config file). */
 	void (*script_prologue)(const struct run *r, struct buf *out);
@@ -110,6 +123,7 @@ struct workload {
 	 * dest). */
 	const char *deepep_matrix, *deepep_matrix_arg, *deepep_matrix_dest;
 	bool writes_deepep_matrix; /* MoEBenchmark, DeepEP: the producers */
+	bool bare_probes; /* Slurm: the mapping and metadata sruns outside the container (NIXL) */
 	/* Writes at most max variables to add to r's environment (r's cmd_args
 	 * and env are resolved); returns how many. Values must outlive r
 	 * (constants, or r's own texts). */

@@ -56,11 +56,6 @@ void script_paths(struct buf *out, const struct run *r);
 void script_records(struct buf *out);
 /* Appends the test's command line: [nsys profile ...] <workload command>. */
 void script_test_command(struct buf *out, const struct run *r);
-/* For a workload's script_body (script_slurm.c): appends the srun prefix
- * of r's own command (CloudAI's, -N<nodes> only when with_nodes), and
- * bash -c "source <run dir>/env_vars.sh; <r's command>". */
-void script_srun_prefix(struct buf *out, const struct run *r, bool with_nodes);
-void script_bash_c(struct buf *out, const struct run *r);
 /* Returns false after reporting each environment variable of r or of its
  * hooks whose name is not a shell name (the writers leave such names out). */
 bool script_env_ok(const struct run *r, const struct hooks *h);

@@ -256,7 +256,8 @@ words(struct buf *out, const char *s)
  * flags, then the system's, the case's and the test's extra srun args. A
  * hook's srun names its own output files first, as CloudAI's does. */
 static void
-srun_prefix(struct buf *out, const struct run *r, const struct where *d, bool with_nodes)
+srun_prefix(struct buf *out, const struct run *r, const struct where *d, bool with_nodes, bool container,
+            const char *image)
 {
 	const struct system *sys = r->c->system;
 	const struct workload *wl = r->def->wl;
@@ -280,8 +281,8 @@ srun_prefix(struct buf *out, const struct run *r, const struct where *d, bool wi
 		buf_printf(out, " --ntasks=%d", ntasks);
 	if (r->nodes.len == 0 && with_nodes)
 		buf_printf(out, " -N%d", r->num_nodes);
-	if (workload_in_container(r)) {
-		const char *url = workload_value(r, "docker_image_url");
+	if (container && workload_in_container(r)) {
+		const char *url = image ? image : workload_value(r, "docker_image_url");
 		w_image(&w, sys, url ? url : "");
 		w_emit(out, "--container-image=", &w);
 		w_mounts(&w, r, d);
@@ -357,16 +358,16 @@ bash_c(struct buf *out, const struct run *r, const struct where *d)
 	buf_free(&inner);
 }
 
-void
-script_srun_prefix(struct buf *out, const struct run *r, bool with_nodes)
+static void
+main_prefix(struct buf *out, const struct run *r, bool with_nodes, const char *image)
 {
 	static const struct where here = {NULL, NULL};
 
-	srun_prefix(out, r, &here, with_nodes);
+	srun_prefix(out, r, &here, with_nodes, true, image);
 }
 
-void
-script_bash_c(struct buf *out, const struct run *r)
+static void
+main_bash_c(struct buf *out, const struct run *r)
 {
 	static const struct where here = {NULL, NULL};
 
@@ -380,8 +381,14 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 {
 	struct word w = {0};
 
+	static const struct wl_srun pieces = {main_prefix, main_bash_c};
+
 	if (r->def->wl->script_body) {
 		r->def->wl->script_body(r, out);
+		return;
+	}
+	if (r->def->wl->script_sruns) {
+		r->def->wl->script_sruns(r, &pieces, out);
 		return;
 	}
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
@@ -389,7 +396,7 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 		if (prefix)
 			buf_push(out, prefix->data, prefix->len);
 		else
-			srun_prefix(out, r, d, true);
+			srun_prefix(out, r, d, true, true, NULL);
 		if (r->def->wl->srun_args)
 			r->def->wl->srun_args(r, out);
 		buf_putc(out, ' ');
@@ -544,7 +551,7 @@ probes(struct buf *out, const struct run *r, const struct buf *prefix)
 	w_file(&w, &here, "metadata/nodes.err");
 	w_emit(out, "--error=", &w);
 	/* inside a container the install dir is mounted at /cloudai_install */
-	if (workload_in_container(r))
+	if (workload_in_container(r) && !r->def->wl->bare_probes)
 		buf_puts(out, " bash /cloudai_install/slurm-metadata.sh\n\n");
 	else
 		buf_puts(out, " bash \"$INSTALL_DIR/slurm-metadata.sh\"\n\n");
@@ -599,7 +606,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	ok &= script_env_ok(r, h);
 	script_env_exports(out, r);
 	/* the same srun prefix starts the probes and the test's own srun */
-	srun_prefix(&prefix, r, &here, true);
+	srun_prefix(&prefix, r, &here, true, !r->def->wl->bare_probes, NULL);
 	for (i = 0; i < r->env.len; i++)
 		if (strcmp(r->env.items[i].key, "ENABLE_VBOOST") == 0 && strcmp(r->env.items[i].value, "1") == 0) {
 			/* CloudAI's, for any workload: one task per node raises the voltage boost */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "reports/report.h"
+#include "reports/grade/grade.h"
 #include "tap.h"
 #include "gen/base/util.h"
 
@@ -464,6 +465,44 @@ test_fio(void)
 	ok(fio_parse("  write: IOPS=5, BW=3parsecs/s\n", 31, ops, 4) == 0, "fio: an unknown unit is not a summary");
 }
 
+/* nixlbench's table, both layouts CloudAI reads, and output without one */
+static void
+test_nixl(void)
+{
+	static const char six[] =
+		"Block Size (B)      Batch Size     Avg Lat. (us)  Avg Prep (us)  P99 Prep (us)  B/W (GB/Sec)\n"
+		"--------------------------------------------------------------------------------\n"
+		"4096                1              3.25           0.50           0.90           1.2600\n"
+		"1048576             1              45.00          0.50           0.90           23.3000\n";
+	static const char ten[] =
+		"Block Size (B)      Batch Size     B/W (GB/Sec)   Avg Lat. (us)  a  b  c  d  e  f\n"
+		"65536               4              12.5           20.25          1  2  3  4  5  6\n";
+	grader_fn *g = grader_find("nixl");
+	struct arena a = {0};
+	struct run_report rep;
+
+	ok(g != NULL, "nixl: a grader");
+	if (!g)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	rep.outcome = OUTCOME_PASSED;
+	g(&a, NULL, six, strlen(six), &rep);
+	ok(rep.n_metrics == 4 && rep.outcome == OUTCOME_PASSED, "nixl: two rows, latency and bandwidth each");
+	ok(rep.n_metrics == 4 && near(rep.metrics[2].value, 45.0) && near(rep.metrics[3].value, 23.3) &&
+	       near(rep.metrics[3].x, 1048576) && strcmp(rep.metrics[3].unit, "GB/s") == 0,
+	   "nixl: 6 columns: latency third, bandwidth last, per block size");
+	memset(&rep, 0, sizeof(rep));
+	rep.outcome = OUTCOME_PASSED;
+	g(&a, NULL, ten, strlen(ten), &rep);
+	ok(rep.n_metrics == 2 && near(rep.metrics[0].value, 20.25) && near(rep.metrics[1].value, 12.5),
+	   "nixl: 10 columns: bandwidth third, latency fourth");
+	memset(&rep, 0, sizeof(rep));
+	rep.outcome = OUTCOME_PASSED;
+	g(&a, NULL, "4096 1 3.25 0 0 1.26\n", 21, &rep);
+	ok(rep.n_metrics == 0 && rep.outcome == OUTCOME_FAILED, "nixl: rows without the header are not results");
+	arena_free(&a);
+}
+
 static void
 test_train(void)
 {
@@ -518,6 +557,7 @@ main(void)
 	}
 	test_nccl();
 	test_fio();
+	test_nixl();
 	test_train();
 	test_time();
 	test_xml();
