@@ -24,6 +24,8 @@
 #      variables are exported before the test's own (CloudAI's after).
 #  N2. wait_etcd_for: kunai waits that long for etcd; CloudAI waits 60 s
 #      whatever it says.
+#  C5. Blanks inside a word (bash -c "..."): CloudAI's joins leave double
+#      and trailing ones; squeezed here on both sides.
 #  C4. The etcd lifecycle: CloudAI's wait and stop exit the job when etcd
 #      does not come up or go down; kunai's stop only warns, so the job's
 #      status stays the benchmark's. The etcd srun line is compared.
@@ -165,7 +167,10 @@ ref_words() {
 		scontrol() { :; }
 		uuidgen() { echo UUID; }
 		eval "set -- $3"
-		for w in "$@"; do printf '[%s]' "$w"; done
+		for w in "$@"; do
+			while [[ $w == *"  "* ]]; do w=${w//  / }; done
+			printf '[%s]' "${w% }"
+		done
 	)
 }
 
@@ -187,8 +192,8 @@ ref_lines() {
 	done <"$1"
 }
 
-# ref_compare NAME TEST_TOML INSTALL [SED]: kunai's script of TEST_TOML on
-# 2 nodes of CloudAI's test system against ref_data/NAME.sbatch (INSTALL:
+# ref_compare NAME TEST_TOML INSTALL [SED [NODES]]: kunai's script of
+# TEST_TOML on NODES (2) nodes of CloudAI's test system against ref_data/NAME.sbatch (INSTALL:
 # its install dir; SED: maps its image URL to kunai's cached image).
 ref_compare() {
 	local name=$1 t=$BATS_TEST_TMPDIR install=$3
@@ -198,7 +203,7 @@ ref_compare() {
 	[ -f "$SHARED/cloudai-compat/golden/system.toml" ] || skip "CloudAI's test system is absent ($SHARED)"
 	mkdir -p "$t/tests"
 	printf '%s\n' "$2" >"$t/tests/t.toml"
-	printf 'name = "ref"\n[[Tests]]\nid = "t"\ntest_name = "t"\nnum_nodes = 2\n' >"$t/scenario.toml"
+	printf 'name = "ref"\n[[Tests]]\nid = "t"\ntest_name = "t"\nnum_nodes = %s\n' "${5:-2}" >"$t/scenario.toml"
 	"$KUNAI" gen --system-config "$SHARED/cloudai-compat/golden/system.toml" --tests-dir "$t/tests" \
 		--test-scenario "$t/scenario.toml" -o "$t/out"
 	# an export CloudAI repeats (N1) counts once
@@ -235,4 +240,18 @@ test_template_name = "NIXLBench"
 docker_image_url = "url.com/docker:2"
 path_to_benchmark = "./nixlbench"
 backend = "UCX"' __INSTALL_DIR__ 's|--container-image=url.com/docker:2|--container-image=__INSTALL_DIR__/url.com__docker__2.sqsh|; s|__OUTPUT_DIR__/install|__INSTALL_DIR__|g'
+}
+
+@test "NixlPerftest against CloudAI's ref_data/nixl-perftest.sbatch" {
+	ref_compare nixl-perftest 'name = "t"
+description = "t"
+test_template_name = "NixlPerftest"
+[cmd_args]
+docker_image_url = "url.com/docker:tag"
+subtest = "sequential-ct-perftest"
+num_user_requests = 2
+batch_size = 1
+num_prefill_nodes = 1
+num_decode_nodes = 1
+model = "model-name"' __OUTPUT_DIR__/install 's|--container-image=url.com/docker:tag|--container-image=__OUTPUT_DIR__/install/url.com__docker__tag.sqsh|' 1
 }

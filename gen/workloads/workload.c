@@ -23,6 +23,7 @@ extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_nemo_run;
 extern const struct workload wl_nixl_bench;
+extern const struct workload wl_nixl_perftest;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
@@ -47,6 +48,7 @@ static const struct workload *const workloads[] = {
 	&wl_nccl,
 	&wl_nemo_launcher,
 	&wl_nemo_run,
+	&wl_nixl_perftest,
 	&wl_osu,
 	&wl_sleep,
 	&wl_slurm_container,
@@ -74,6 +76,7 @@ static const char *const workload_name_list[] = {
 	"NcclTest",
 	"NeMoLauncher",
 	"NeMoRun",
+	"NixlPerftest",
 	"OSUBench",
 	"Sleep",
 	"SlurmContainer",
