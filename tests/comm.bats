@@ -255,3 +255,14 @@ num_prefill_nodes = 1
 num_decode_nodes = 1
 model = "model-name"' __OUTPUT_DIR__/install 's|--container-image=url.com/docker:tag|--container-image=__OUTPUT_DIR__/install/url.com__docker__tag.sqsh|' 1
 }
+
+@test "NIXLKVBench against CloudAI's ref_data/nixl-kvbench.sbatch" {
+	ref_compare nixl-kvbench 'name = "t"
+description = "t"
+test_template_name = "NIXLKVBench"
+[cmd_args]
+docker_image_url = "url.com/docker:tag"
+backend = "UCX"
+kvbench_script = "path/to/kvbench_script.sh"
+python_executable = "path/to/python"' __OUTPUT_DIR__/install 's|--container-image=url.com/docker:tag|--container-image=__OUTPUT_DIR__/install/url.com__docker__tag.sqsh|'
+}

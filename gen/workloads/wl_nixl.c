@@ -2,6 +2,7 @@
  * form of CloudAI's etcd lifecycle and per-node sruns. */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "wl_nixl.h"
 #include "workload.h"
@@ -62,4 +63,20 @@ nixl_srun_on(const struct run *r, const struct wl_srun *s, int node, struct buf 
 		buf_puts(out, " --overlap --nodelist=$SLURM_JOB_MASTER_NODE");
 	buf_puts(out, " --ntasks-per-node=1 --ntasks=1 -N1 ");
 	s->bash_c(out, r);
+}
+
+void
+nixl_body(const struct run *r, const struct wl_srun *s, const char *backend, struct buf *out)
+{
+	int nodes = r->nodes.len ? (int)r->nodes.len : r->num_nodes, n = 1, i;
+	bool ucx = backend && strcasecmp(backend, "UCX") == 0;
+
+	if (ucx)
+		n = nodes > 1 ? nodes : 2;
+	nixl_etcd_start(r, s, out);
+	for (i = 0; i < n; i++) {
+		nixl_srun_on(r, s, ucx && nodes > 1 ? i + 1 : 0, out);
+		buf_puts(out, i + 1 < n ? " &\nsleep 15\n" : "");
+	}
+	nixl_etcd_stop(out);
 }

@@ -19,6 +19,11 @@ void nixl_etcd_start(const struct run *r, const struct wl_srun *s, struct buf *o
 /* Appends the lines that stop etcd after the benchmark, keeping the
  * benchmark's status as the run's: "KUNAI_TEST_RC=$?" first. */
 void nixl_etcd_stop(struct buf *out);
+/* Appends etcd's start, the benchmark's sruns as CloudAI places them
+ * (backend UCX: once per node, twice on one node; else once on the first
+ * node), each but the last in the background 15 s before the next, and
+ * etcd's stop. */
+void nixl_body(const struct run *r, const struct wl_srun *s, const char *backend, struct buf *out);
 /* Appends the srun of r's command on one node (1-based index, 0: the
  * first node by name), one task, overlapping etcd's step. */
 void nixl_srun_on(const struct run *r, const struct wl_srun *s, int node, struct buf *out);

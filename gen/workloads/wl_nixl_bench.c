@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "wl_nixl.h"
 #include "workload.h"
@@ -120,18 +119,7 @@ command(const struct run *r, struct buf *out)
 static void
 body(const struct run *r, const struct wl_srun *s, struct buf *out)
 {
-	const char *backend = workload_value(r, "backend");
-	int nodes = r->nodes.len ? (int)r->nodes.len : r->num_nodes, n = 1, i;
-	bool ucx = backend && strcasecmp(backend, "UCX") == 0;
-
-	if (ucx)
-		n = nodes > 1 ? nodes : 2;
-	nixl_etcd_start(r, s, out);
-	for (i = 0; i < n; i++) {
-		nixl_srun_on(r, s, ucx && nodes > 1 ? i + 1 : 0, out);
-		buf_puts(out, i + 1 < n ? " &\nsleep 15\n" : "");
-	}
-	nixl_etcd_stop(out);
+	nixl_body(r, s, workload_value(r, "backend"), out);
 }
 
 static void

@@ -23,6 +23,7 @@ extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_nemo_run;
 extern const struct workload wl_nixl_bench;
+extern const struct workload wl_nixl_kvbench;
 extern const struct workload wl_nixl_perftest;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
@@ -45,6 +46,7 @@ static const struct workload *const workloads[] = {
 	&wl_megatron_run,
 	&wl_moe,
 	&wl_nixl_bench,
+	&wl_nixl_kvbench,
 	&wl_nccl,
 	&wl_nemo_launcher,
 	&wl_nemo_run,
@@ -73,6 +75,7 @@ static const char *const workload_name_list[] = {
 	"MegatronRun",
 	"MoEBenchmark",
 	"NIXLBench",
+	"NIXLKVBench",
 	"NcclTest",
 	"NeMoLauncher",
 	"NeMoRun",
