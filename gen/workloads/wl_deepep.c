@@ -181,6 +181,7 @@ const struct workload wl_deepep = {
 	.container = true,
 	.command = command,
 	.any_of = any_of,
+	.grader = "deepep",
 	.installables = installables,
 	.n_installables = LEN(installables),
 	.script_sruns = body,

@@ -503,6 +503,40 @@ test_nixl(void)
 	arena_free(&a);
 }
 
+/* DeepEP's tuning summaries (two nodes' rank 0) and low-latency lines */
+static void
+test_deepep(void)
+{
+	static const char out[] =
+		"[tuning] SMs 24, NVL chunk 8, RDMA chunk 16: 40.00 GB/s (RDMA), 130.00 GB/s (NVL)\n"
+		"[tuning] Best dispatch (BF16): SMs 16, NVL chunk 20, RDMA chunk 16: 43.24 GB/s (RDMA), 141.14 GB/s (NVL)\n"
+		"[tuning] Best dispatch (BF16): SMs 16, NVL chunk 20, RDMA chunk 16: 42.76 GB/s (RDMA), 140.86 GB/s (NVL)\n"
+		"[tuning] Best combine: SMs 24, NVL chunk 16: 36.64 GB/s (NVL)\n"
+		"[rank 0] Dispatch + combine bandwidth: 45.00 GB/s, avg_t=100.00 us\n"
+		"[rank 1] Dispatch + combine bandwidth: 47.00 GB/s, avg_t=98.00 us\n"
+		"[rank 0] Dispatch bandwidth: 40.50 GB/s, avg_t=10 us | Combine bandwidth: 50.25 GB/s, avg_t=12 us\n";
+	grader_fn *g = grader_find("deepep");
+	struct arena a = {0};
+	struct run_report rep;
+
+	ok(g != NULL, "deepep: a grader");
+	if (!g)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	rep.outcome = OUTCOME_PASSED;
+	g(&a, NULL, out, strlen(out), &rep);
+	ok(near(metric(&rep, "dispatch_rdma_bw"), 43.0) && near(metric(&rep, "dispatch_nvl_bw"), 141.0),
+	   "deepep: the nodes' best dispatch, averaged (%g, %g)", metric(&rep, "dispatch_rdma_bw"),
+	   metric(&rep, "dispatch_nvl_bw"));
+	ok(near(metric(&rep, "combine_nvl_bw"), 36.64) && metric(&rep, "combine_rdma_bw") < 0,
+	   "deepep: intranode combine has NVL only");
+	ok(near(metric(&rep, "ll_dispatch_combine_bw"), 46.0) && near(metric(&rep, "ll_dispatch_bw"), 40.5) &&
+	       near(metric(&rep, "ll_combine_bw"), 50.25),
+	   "deepep: low-latency bandwidths, both halves of one line");
+	ok(rep.n_metrics == 6, "deepep: a tuning step that is not the best is no metric (%zu)", rep.n_metrics);
+	arena_free(&a);
+}
+
 static void
 test_train(void)
 {
@@ -558,6 +592,7 @@ main(void)
 	test_nccl();
 	test_fio();
 	test_nixl();
+	test_deepep();
 	test_train();
 	test_time();
 	test_xml();
