@@ -137,6 +137,15 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 	for (i = 0; have && wl->none_of && wl->none_of[i]; i++)
 		if (contains(text.data, text.len, wl->none_of[i]))
 			grade_demote(out, OUTCOME_FAILED, arena_printf(a, "success check: stdout.txt has '%s'", wl->none_of[i]));
+	if (have && wl->any_of && wl->any_of[0]) {
+		for (i = 0; wl->any_of[i] && !contains(text.data, text.len, wl->any_of[i]); i++)
+			;
+		if (!wl->any_of[i])
+			grade_demote(out, OUTCOME_FAILED,
+			             arena_printf(a, "success check: stdout.txt has none of '%s'...", wl->any_of[0]));
+	}
+	if (!have && wl->any_of && wl->any_of[0])
+		grade_demote(out, OUTCOME_FAILED, unreadable ? "stdout.txt cannot be read" : "no stdout.txt");
 	if (g)
 		g(a, r, have ? text.data : "", have ? text.len : 0, out);
 	buf_free(&text);

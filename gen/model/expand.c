@@ -388,12 +388,85 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 	return true;
 }
 
+/* The case whose first run writes the DeepEP matrix that case ci reads:
+ * CloudAI follows start_post_comp (a case's last one, as its dict of
+ * dependencies keeps it) to the first MoEBenchmark or DeepEP. Returns
+ * sc->n_cases when there is none. */
+static size_t
+matrix_root(const struct scenario *sc, size_t ci)
+{
+	size_t cur = ci, steps, j, next;
+
+	for (steps = 0; steps < sc->n_cases; steps++) {
+		next = sc->n_cases;
+		for (j = 0; j < sc->cases[cur].n_deps; j++)
+			if (sc->cases[cur].deps[j].type == DEP_START_POST_COMP)
+				next = sc->cases[cur].deps[j].target;
+		if (next == sc->n_cases)
+			break;
+		cur = next;
+		if (sc->cases[cur].def->wl && sc->cases[cur].def->wl->writes_deepep_matrix)
+			return cur;
+	}
+	return sc->n_cases;
+}
+
+/* Where use_deepep_matrix is set in run r's test (the case's override, or
+ * its test file), for the error. */
+static const struct arg *
+matrix_arg(const struct run *r)
+{
+	const struct argset *as = &r->def->cmd_args;
+	size_t i;
+
+	for (i = as->len; i-- > 0;)
+		if (strcmp(as->items[i].key, "use_deepep_matrix") == 0)
+			return &as->items[i];
+	return NULL;
+}
+
+/* Resolves use_deepep_matrix of every run to the run that writes the
+ * matrix; a run that needs one and has none is an error (UCCTest with its
+ * own gen spec does without, as CloudAI's does). */
+static bool
+link_matrices(const struct scenario *sc, struct runlist *rl, const size_t *first)
+{
+	bool ok = true;
+	size_t i, root;
+
+	for (i = 0; i < rl->len; i++) {
+		struct run *r = &rl->items[i];
+		const struct workload *wl = r->def->wl;
+		const struct arg *g;
+
+		if (!wl || !wl->deepep_matrix || !workload_true(workload_value(r, "use_deepep_matrix")))
+			continue;
+		root = matrix_root(sc, (size_t)(r->tc - sc->cases));
+		if (root < sc->n_cases) {
+			r->matrix_dir = rl->items[first[root]].dir;
+			rl->items[first[root]].matrix_out = true;
+			continue;
+		}
+		if (workload_value(r, "gen"))
+			continue;
+		g = matrix_arg(r);
+		error_at(g ? g->val->pos.path : r->tc->pos.path, g ? g->val->pos.line : r->tc->pos.line,
+		         g ? g->val->pos.col : r->tc->pos.col,
+		         "use_deepep_matrix = true needs a MoEBenchmark or DeepEP test before '%s' in its "
+		         "start_post_comp chain (its output holds the %s it reads)",
+		         r->tc->id, wl->deepep_matrix);
+		ok = false;
+		break; /* once is enough */
+	}
+	return ok;
+}
+
 /* Links every run to what must finish before it: the previous iteration of
  * its own case (CloudAI runs iterations in order) and, for start_post_comp,
  * the case it depends on. Both are named as groups (the writer names the
  * group once, by a phony node), so this is linear in the runs: a case's
  * dependency list is one array that all its runs share. */
-static void
+static bool
 link_runs(struct arena *a, const struct scenario *sc, struct runlist *rl)
 {
 	size_t *first = arena_alloc(a, (sc->n_cases + 1) * sizeof(*first));
@@ -430,6 +503,7 @@ link_runs(struct arena *a, const struct scenario *sc, struct runlist *rl)
 		r->deps = deps[ci];
 		r->n_deps = tc->n_deps;
 	}
+	return link_matrices(sc, rl, first);
 }
 
 size_t
@@ -459,8 +533,7 @@ expand_campaign(struct arena *a, const struct campaign *c, struct runlist *out)
 			return false;
 	out->items = items;
 	out->len = len;
-	link_runs(a, sc, out);
-	return true;
+	return link_runs(a, sc, out);
 }
 
 bool

@@ -49,6 +49,11 @@ struct run {
 		long delay;
 	} *deps; /* shared by the case's runs */
 	size_t n_deps;
+	/* use_deepep_matrix: the dir of the run that writes the matrix (the
+	 * first MoEBenchmark or DeepEP case of the start_post_comp chain);
+	 * NULL when not used */
+	const char *matrix_dir;
+	bool matrix_out; /* this run writes the matrices others read */
 };
 
 struct runlist {

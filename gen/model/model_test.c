@@ -257,17 +257,8 @@ load_cmd_args(struct mctx *c, struct testdef *td, const struct toml_value *root)
 	const struct toml_value *t = m_table(c, root, "cmd_args");
 	size_t i;
 
-	const struct toml_keyval *kv;
-
 	if (t)
 		flatten(c, td, t, NULL, 0);
-	/* CloudAI then mounts a DeepEP traffic matrix found in a dependency's
-	 * output; kunai does not, and must not run without it silently */
-	if (t && (kv = m_kv(t, "use_deepep_matrix")) &&
-	    (kv->value->type == TOML_ARRAY ||
-	     (kv->value->type == TOML_BOOL && kv->value->u.boolean)))
-		merr(c, kv->value->pos, "use_deepep_matrix = true is not supported by kunai "
-		                        "(the DeepEP traffic matrix is not mounted)");
 	if (!td->wl)
 		return;
 	for (i = 0; i < td->wl->n_args; i++) {

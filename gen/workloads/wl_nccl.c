@@ -162,6 +162,18 @@ uses_mpi(const struct run *r)
 	return !single_process(r);
 }
 
+/* use_deepep_matrix: alltoallv_perf reads the matrix named by this variable */
+static size_t
+env(const struct run *r, struct wl_env *out, size_t max)
+{
+	if (max < 1 || !workload_true(workload_value(r, "use_deepep_matrix")))
+		return 0;
+	out[0].key = "ALLTOALLV_MATRIX_FILE";
+	out[0].value = workload_value(r, "alltoallv_matrix_container_path");
+	out[0].if_unset = false;
+	return 1;
+}
+
 static const char *const all_of[] = {"# Out of bounds values", "# Avg bus bandwidth", NULL};
 static const char *const none_of[] = {"Test failure", "Test NCCL failure", NULL};
 
@@ -178,4 +190,7 @@ const struct workload wl_nccl = {
 	.all_of = all_of,
 	.none_of = none_of,
 	.grader = "nccl",
+	.env = env,
+	.deepep_matrix = "nccl_matrix.txt",
+	.deepep_matrix_arg = "alltoallv_matrix_container_path",
 };

@@ -2,6 +2,8 @@
  * Slurm strategy builds it. */
 #include <stddef.h>
 
+#include "gen/model/expand.h"
+
 #include "workload.h"
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
@@ -11,6 +13,9 @@ static const char *const collectives[] = {
 	"gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatterv", "scatter",
 	"scatterv", "memcpy", "reducedt", "reducedt_strided", NULL,
 };
+
+/* where ucc_perftest's generator reads a DeepEP matrix (use_deepep_matrix) */
+#define MATRIX_DEST "/opt/hpcx/ucc/tools/perf/generator/input_matrices.txt"
 
 static const struct arg_schema args[] = {
 	{"docker_image_url", ARG_STRING, NULL, NULL, true},
@@ -35,6 +40,8 @@ command(const struct run *r, struct buf *out)
 	if (gen) {
 		buf_puts(out, " --gen ");
 		sh_quote(out, gen);
+	} else if (r->matrix_dir) {
+		buf_puts(out, " --gen file:name=" MATRIX_DEST);
 	}
 	buf_puts(out, " -m cuda -F");
 	workload_extra_args(r, '=', out);
@@ -49,4 +56,6 @@ const struct workload wl_ucc = {
 	.container = true,
 	.command = command,
 	.grader = "ucc",
+	.deepep_matrix = "ucc_matrix.txt",
+	.deepep_matrix_dest = MATRIX_DEST,
 };

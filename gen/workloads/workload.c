@@ -14,12 +14,17 @@
 extern const struct workload wl_bash_cmd;
 extern const struct workload wl_chakra_replay;
 extern const struct workload wl_ddlb;
+extern const struct workload wl_deepep;
 extern const struct workload wl_fio;
 extern const struct workload wl_megatron_bridge;
 extern const struct workload wl_megatron_run;
+extern const struct workload wl_moe;
 extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_nemo_run;
+extern const struct workload wl_nixl_bench;
+extern const struct workload wl_nixl_kvbench;
+extern const struct workload wl_nixl_perftest;
 extern const struct workload wl_osu;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
@@ -29,6 +34,7 @@ static const struct workload *const workloads[] = {
 	&wl_bash_cmd,
 	&wl_chakra_replay,
 	&wl_ddlb,
+	&wl_deepep,
 	&wl_fio,
 	&wl_kunai[WL_KUNAI_ALLREDUCE],
 	&wl_kunai[WL_KUNAI_BISECTION],
@@ -38,9 +44,13 @@ static const struct workload *const workloads[] = {
 	&wl_kunai[WL_KUNAI_TRAIN],
 	&wl_megatron_bridge,
 	&wl_megatron_run,
+	&wl_moe,
+	&wl_nixl_bench,
+	&wl_nixl_kvbench,
 	&wl_nccl,
 	&wl_nemo_launcher,
 	&wl_nemo_run,
+	&wl_nixl_perftest,
 	&wl_osu,
 	&wl_sleep,
 	&wl_slurm_container,
@@ -53,6 +63,7 @@ static const char *const workload_name_list[] = {
 	"BashCmd",
 	"ChakraReplay",
 	"DDLBTest",
+	"DeepEP",
 	"Fio",
 	"KunaiAllReduce",
 	"KunaiBisection",
@@ -62,9 +73,13 @@ static const char *const workload_name_list[] = {
 	"KunaiTrainSmoke",
 	"MegatronBridge",
 	"MegatronRun",
+	"MoEBenchmark",
+	"NIXLBench",
+	"NIXLKVBench",
 	"NcclTest",
 	"NeMoLauncher",
 	"NeMoRun",
+	"NixlPerftest",
 	"OSUBench",
 	"Sleep",
 	"SlurmContainer",

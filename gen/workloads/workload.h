@@ -55,6 +55,21 @@ struct wl_env {
 	bool if_unset;
 };
 
+/* The Slurm writer's pieces for script_sruns: the srun prefix of r's own
+ * command (CloudAI's, -N<nodes> only when with_nodes; image, if not NULL,
+ * in place of cmd_args.docker_image_url) and bash -c "source <run
+ * dir>/env_vars.sh; <r's command>". Passed in, so that the workloads need
+ * not link the writer (the runner and the grader link them too). */
+struct wl_srun {
+	void (*prefix)(struct buf *out, const struct run *r, bool with_nodes, const char *image);
+	void (*bash_c)(struct buf *out, const struct run *r);
+};
+
+/* A container mount of a file of the run's own dir. */
+struct wl_mount {
+	const char *src, *dst;
+};
+
 /* Which schedulers a workload can run on (bit per enum sched). */
 #define WL_STANDALONE (1u << 0)
 #define WL_SLURM (1u << 1)
@@ -83,6 +98,8 @@ struct workload {
 	/* Success check on stdout: every pattern of all_of present, none of none_of. */
 	const char *const *all_of;
 	const char *const *none_of;
+	/* ... and at least one pattern of any_of present (CloudAI's grep -E a|b) */
+	const char *const *any_of;
 	const char *grader; /* name of the grader (reports/), for later */
 	const struct installable *installables;
 	size_t n_installables;
@@ -90,6 +107,23 @@ struct workload {
 	 * script itself, in place of the srun of its command (a workload that
 	 * drives its own launcher); the status of the last line is the run's. */
 	void (*script_body)(const struct run *r, struct buf *out);
+	/* Slurm: script_body for a workload of several sruns, given the
+	 * writer's srun pieces (struct wl_srun). */
+	void (*script_sruns)(const struct run *r, const struct wl_srun *s, struct buf *out);
+	/* Slurm, optional: lines after the SLURM_JOB_MASTER_NODE export, before
+	 * the environment (e.g. DeepEP's head node, a generated config file). */
+	void (*script_prologue)(const struct run *r, struct buf *out);
+	/* Writes at most max container mounts of files of the run's own dir
+	 * (src relative to it, "" the dir itself) after the test's; returns how
+	 * many. */
+	size_t (*run_mounts)(const struct run *r, struct wl_mount *out, size_t max);
+	/* NcclTest/UCCTest with use_deepep_matrix: the matrix file the
+	 * MoEBenchmark or DeepEP run of its start_post_comp chain writes, and
+	 * where the container sees it (r's value of cmd_args key dest_arg, else
+	 * dest). */
+	const char *deepep_matrix, *deepep_matrix_arg, *deepep_matrix_dest;
+	bool writes_deepep_matrix; /* MoEBenchmark, DeepEP: the producers */
+	bool bare_probes; /* Slurm: the mapping and metadata sruns outside the container (NIXL) */
 	/* Writes at most max variables to add to r's environment (r's cmd_args
 	 * and env are resolved); returns how many. Values must outlive r
 	 * (constants, or r's own texts). */

@@ -74,6 +74,19 @@ iteration_node(struct buf *b, const struct runlist *rl, size_t first, size_t per
 	buf_free(&p);
 }
 
+/* A MoEBenchmark or DeepEP run whose matrices other runs read names them
+ * as its outputs (its script leaves the newest of each in its dir). */
+static void
+matrix_outputs(struct buf *b, const struct run *r)
+{
+	if (!r->matrix_out)
+		return;
+	buf_puts(b, " | ");
+	path_in(b, r->dir, "nccl_matrix.txt");
+	buf_putc(b, ' ');
+	path_in(b, r->dir, "ucc_matrix.txt");
+}
+
 /* The run's edge: its stamp from its script, and nothing else a run does
  * not need. The runner's options (workload, time limit, dependencies) are
  * the script's #KUNAI line and its dir is the stamp's, so the edge has no
@@ -95,14 +108,21 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	buf_puts(b, "build ");
 	/* submit and wait for the start; the run edge then waits for the end */
 	path_in(b, r->dir, started ? "kunai.started" : "kunai.stamp");
+	if (!started)
+		matrix_outputs(b, r);
 	buf_puts(b, started ? ": start " : ": run ");
 	path_in(b, r->dir, script);
-	/* the script holds the run's environment; hooks keep theirs apart */
-	if (r->hook_env.len) {
+	/* the script holds the run's environment; hooks keep theirs apart; a
+	 * DeepEP matrix is read from the run that wrote it */
+	if (r->hook_env.len || r->matrix_dir) {
 		buf_puts(b, " |");
 		for (j = 0; j < r->hook_env.len; j++) {
 			buf_putc(b, ' ');
 			ninja_escape_path(b, r->hook_env.items[j]);
+		}
+		if (r->matrix_dir) {
+			buf_putc(b, ' ');
+			path_in(b, r->matrix_dir, r->def->wl->deepep_matrix);
 		}
 	}
 	/* the previous iteration and the cases this one starts after, each
@@ -143,6 +163,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	if (started) {
 		buf_puts(b, "build ");
 		path_in(b, r->dir, "kunai.stamp");
+		matrix_outputs(b, r);
 		buf_puts(b, ": run ");
 		path_in(b, r->dir, "kunai.started");
 		buf_putc(b, '\n');

@@ -28,6 +28,13 @@ script_check(struct buf *out, const struct run *hr, const char *stdout_word)
 		sh_quote(out, wl->none_of[i]);
 		buf_printf(out, " %s", stdout_word);
 	}
+	for (i = 0; wl->any_of && wl->any_of[i]; i++) {
+		buf_puts(out, i ? " || grep -qF -- " : " && { grep -qF -- ");
+		sh_quote(out, wl->any_of[i]);
+		buf_printf(out, " %s", stdout_word);
+		if (!wl->any_of[i + 1])
+			buf_puts(out, "; }");
+	}
 	buf_puts(out, " && echo 1 || echo 0");
 }
 

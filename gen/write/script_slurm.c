@@ -199,6 +199,39 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 		w_lit(w, ":");
 		w_lit(w, v);
 	}
+	if (r->def->wl->run_mounts) {
+		struct wl_mount m[8];
+		size_t n = r->def->wl->run_mounts(r, m, LEN(m));
+		for (i = 0; i < n; i++) {
+			w_lit(w, ",");
+			w_dir(w, d);
+			if (*m[i].src) {
+				w_lit(w, "/");
+				w_lit(w, m[i].src);
+			}
+			w_lit(w, ":");
+			w_lit(w, m[i].dst);
+		}
+	}
+	/* use_deepep_matrix: the matrix the MoE benchmark wrote, and its whole
+	 * output read-only, as CloudAI mounts them */
+	if (r->matrix_dir) {
+		const struct workload *wl = r->def->wl;
+		const char *dst = wl->deepep_matrix_arg ? workload_value(r, wl->deepep_matrix_arg) : NULL;
+		w_lit(w, ",");
+		w_var(w, "BUILD_DIR");
+		w_lit(w, "/");
+		w_lit(w, r->matrix_dir);
+		w_lit(w, "/");
+		w_lit(w, wl->deepep_matrix);
+		w_lit(w, ":");
+		w_lit(w, dst ? dst : wl->deepep_matrix_dest);
+		w_lit(w, ",");
+		w_var(w, "BUILD_DIR");
+		w_lit(w, "/");
+		w_lit(w, r->matrix_dir);
+		w_lit(w, ":/cloudai_moe_benchmark_prev:ro");
+	}
 	/* NCCL reads its topology file inside the container at the same path */
 	for (i = 0; i < r->env.len; i++)
 		if (strcmp(r->env.items[i].key, "NCCL_TOPO_FILE") == 0 && r->env.items[i].value[0] == '/') {
@@ -223,7 +256,8 @@ words(struct buf *out, const char *s)
  * flags, then the system's, the case's and the test's extra srun args. A
  * hook's srun names its own output files first, as CloudAI's does. */
 static void
-srun_prefix(struct buf *out, const struct run *r, const struct where *d)
+srun_prefix(struct buf *out, const struct run *r, const struct where *d, bool with_nodes, bool container,
+            const char *image)
 {
 	const struct system *sys = r->c->system;
 	const struct workload *wl = r->def->wl;
@@ -245,10 +279,10 @@ srun_prefix(struct buf *out, const struct run *r, const struct where *d)
 	}
 	if (ntasks > 0)
 		buf_printf(out, " --ntasks=%d", ntasks);
-	if (r->nodes.len == 0)
+	if (r->nodes.len == 0 && with_nodes)
 		buf_printf(out, " -N%d", r->num_nodes);
-	if (workload_in_container(r)) {
-		const char *url = workload_value(r, "docker_image_url");
+	if (container && workload_in_container(r)) {
+		const char *url = image ? image : workload_value(r, "docker_image_url");
 		w_image(&w, sys, url ? url : "");
 		w_emit(out, "--container-image=", &w);
 		w_mounts(&w, r, d);
@@ -324,6 +358,22 @@ bash_c(struct buf *out, const struct run *r, const struct where *d)
 	buf_free(&inner);
 }
 
+static void
+main_prefix(struct buf *out, const struct run *r, bool with_nodes, const char *image)
+{
+	static const struct where here = {NULL, NULL};
+
+	srun_prefix(out, r, &here, with_nodes, true, image);
+}
+
+static void
+main_bash_c(struct buf *out, const struct run *r)
+{
+	static const struct where here = {NULL, NULL};
+
+	bash_c(out, r, &here);
+}
+
 /* The full command line of run r (main or hook), without a newline;
  * prefix, if not NULL, is r's srun prefix for d, made already. */
 static void
@@ -331,8 +381,14 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 {
 	struct word w = {0};
 
+	static const struct wl_srun pieces = {main_prefix, main_bash_c};
+
 	if (r->def->wl->script_body) {
 		r->def->wl->script_body(r, out);
+		return;
+	}
+	if (r->def->wl->script_sruns) {
+		r->def->wl->script_sruns(r, &pieces, out);
 		return;
 	}
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
@@ -340,7 +396,7 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 		if (prefix)
 			buf_push(out, prefix->data, prefix->len);
 		else
-			srun_prefix(out, r, d);
+			srun_prefix(out, r, d, true, true, NULL);
 		if (r->def->wl->srun_args)
 			r->def->wl->srun_args(r, out);
 		buf_putc(out, ' ');
@@ -495,7 +551,7 @@ probes(struct buf *out, const struct run *r, const struct buf *prefix)
 	w_file(&w, &here, "metadata/nodes.err");
 	w_emit(out, "--error=", &w);
 	/* inside a container the install dir is mounted at /cloudai_install */
-	if (workload_in_container(r))
+	if (workload_in_container(r) && !r->def->wl->bare_probes)
 		buf_puts(out, " bash /cloudai_install/slurm-metadata.sh\n\n");
 	else
 		buf_puts(out, " bash \"$INSTALL_DIR/slurm-metadata.sh\"\n\n");
@@ -545,10 +601,12 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	}
 
 	buf_puts(out, "\nexport SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)\n");
+	if (r->def->wl->script_prologue)
+		r->def->wl->script_prologue(r, out);
 	ok &= script_env_ok(r, h);
 	script_env_exports(out, r);
 	/* the same srun prefix starts the probes and the test's own srun */
-	srun_prefix(&prefix, r, &here);
+	srun_prefix(&prefix, r, &here, true, !r->def->wl->bare_probes, NULL);
 	for (i = 0; i < r->env.len; i++)
 		if (strcmp(r->env.items[i].key, "ENABLE_VBOOST") == 0 && strcmp(r->env.items[i].value, "1") == 0) {
 			/* CloudAI's, for any workload: one task per node raises the voltage boost */

@@ -125,7 +125,7 @@ static bool
 workload_check(struct job *j, const char **why)
 {
 	const struct workload *wl = workload_find(j->workload);
-	size_t np = 0, n_all, maxlen = 1, i, keep = 0;
+	size_t np = 0, n_all, n_none, maxlen = 1, i, keep = 0;
 	bool found[32] = {false}, ok = true;
 	const char *pat[32];
 	struct buf p = {0};
@@ -139,6 +139,9 @@ workload_check(struct job *j, const char **why)
 	n_all = np;
 	for (i = 0; wl && wl->none_of && wl->none_of[i] && np < LEN(pat); i++)
 		pat[np++] = wl->none_of[i];
+	n_none = np;
+	for (i = 0; wl && wl->any_of && wl->any_of[i] && np < LEN(pat); i++)
+		pat[np++] = wl->any_of[i];
 	if (!np)
 		return true;
 	for (i = 0; i < np; i++)
@@ -171,9 +174,15 @@ workload_check(struct job *j, const char **why)
 	}
 	close(fd);
 	free(block);
-	for (i = 0; ok && i < np; i++)
+	for (i = 0; ok && i < n_none; i++)
 		if (found[i] == (i >= n_all)) {
 			*why = afmt(j, "workload check: '%s' %s stdout.txt", pat[i], found[i] ? "in" : "not in");
+			ok = false;
+		}
+	/* any_of: one of them is enough */
+	for (i = n_none; ok && i < np && !found[i]; i++)
+		if (i + 1 == np) {
+			*why = afmt(j, "workload check: none of '%s'... in stdout.txt", pat[n_none]);
 			ok = false;
 		}
 	return ok;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "reports/report.h"
+#include "reports/grade/grade.h"
 #include "tap.h"
 #include "gen/base/util.h"
 
@@ -464,6 +465,78 @@ test_fio(void)
 	ok(fio_parse("  write: IOPS=5, BW=3parsecs/s\n", 31, ops, 4) == 0, "fio: an unknown unit is not a summary");
 }
 
+/* nixlbench's table, both layouts CloudAI reads, and output without one */
+static void
+test_nixl(void)
+{
+	static const char six[] =
+		"Block Size (B)      Batch Size     Avg Lat. (us)  Avg Prep (us)  P99 Prep (us)  B/W (GB/Sec)\n"
+		"--------------------------------------------------------------------------------\n"
+		"4096                1              3.25           0.50           0.90           1.2600\n"
+		"1048576             1              45.00          0.50           0.90           23.3000\n";
+	static const char ten[] =
+		"Block Size (B)      Batch Size     B/W (GB/Sec)   Avg Lat. (us)  a  b  c  d  e  f\n"
+		"65536               4              12.5           20.25          1  2  3  4  5  6\n";
+	grader_fn *g = grader_find("nixl");
+	struct arena a = {0};
+	struct run_report rep;
+
+	ok(g != NULL, "nixl: a grader");
+	if (!g)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	rep.outcome = OUTCOME_PASSED;
+	g(&a, NULL, six, strlen(six), &rep);
+	ok(rep.n_metrics == 4 && rep.outcome == OUTCOME_PASSED, "nixl: two rows, latency and bandwidth each");
+	ok(rep.n_metrics == 4 && near(rep.metrics[2].value, 45.0) && near(rep.metrics[3].value, 23.3) &&
+	       near(rep.metrics[3].x, 1048576) && strcmp(rep.metrics[3].unit, "GB/s") == 0,
+	   "nixl: 6 columns: latency third, bandwidth last, per block size");
+	memset(&rep, 0, sizeof(rep));
+	rep.outcome = OUTCOME_PASSED;
+	g(&a, NULL, ten, strlen(ten), &rep);
+	ok(rep.n_metrics == 2 && near(rep.metrics[0].value, 20.25) && near(rep.metrics[1].value, 12.5),
+	   "nixl: 10 columns: bandwidth third, latency fourth");
+	memset(&rep, 0, sizeof(rep));
+	rep.outcome = OUTCOME_PASSED;
+	g(&a, NULL, "4096 1 3.25 0 0 1.26\n", 21, &rep);
+	ok(rep.n_metrics == 0 && rep.outcome == OUTCOME_FAILED, "nixl: rows without the header are not results");
+	arena_free(&a);
+}
+
+/* DeepEP's tuning summaries (two nodes' rank 0) and low-latency lines */
+static void
+test_deepep(void)
+{
+	static const char out[] =
+		"[tuning] SMs 24, NVL chunk 8, RDMA chunk 16: 40.00 GB/s (RDMA), 130.00 GB/s (NVL)\n"
+		"[tuning] Best dispatch (BF16): SMs 16, NVL chunk 20, RDMA chunk 16: 43.24 GB/s (RDMA), 141.14 GB/s (NVL)\n"
+		"[tuning] Best dispatch (BF16): SMs 16, NVL chunk 20, RDMA chunk 16: 42.76 GB/s (RDMA), 140.86 GB/s (NVL)\n"
+		"[tuning] Best combine: SMs 24, NVL chunk 16: 36.64 GB/s (NVL)\n"
+		"[rank 0] Dispatch + combine bandwidth: 45.00 GB/s, avg_t=100.00 us\n"
+		"[rank 1] Dispatch + combine bandwidth: 47.00 GB/s, avg_t=98.00 us\n"
+		"[rank 0] Dispatch bandwidth: 40.50 GB/s, avg_t=10 us | Combine bandwidth: 50.25 GB/s, avg_t=12 us\n";
+	grader_fn *g = grader_find("deepep");
+	struct arena a = {0};
+	struct run_report rep;
+
+	ok(g != NULL, "deepep: a grader");
+	if (!g)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	rep.outcome = OUTCOME_PASSED;
+	g(&a, NULL, out, strlen(out), &rep);
+	ok(near(metric(&rep, "dispatch_rdma_bw"), 43.0) && near(metric(&rep, "dispatch_nvl_bw"), 141.0),
+	   "deepep: the nodes' best dispatch, averaged (%g, %g)", metric(&rep, "dispatch_rdma_bw"),
+	   metric(&rep, "dispatch_nvl_bw"));
+	ok(near(metric(&rep, "combine_nvl_bw"), 36.64) && metric(&rep, "combine_rdma_bw") < 0,
+	   "deepep: intranode combine has NVL only");
+	ok(near(metric(&rep, "ll_dispatch_combine_bw"), 46.0) && near(metric(&rep, "ll_dispatch_bw"), 40.5) &&
+	       near(metric(&rep, "ll_combine_bw"), 50.25),
+	   "deepep: low-latency bandwidths, both halves of one line");
+	ok(rep.n_metrics == 6, "deepep: a tuning step that is not the best is no metric (%zu)", rep.n_metrics);
+	arena_free(&a);
+}
+
 static void
 test_train(void)
 {
@@ -518,6 +591,8 @@ main(void)
 	}
 	test_nccl();
 	test_fio();
+	test_nixl();
+	test_deepep();
 	test_train();
 	test_time();
 	test_xml();

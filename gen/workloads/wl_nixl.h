@@ -1,0 +1,31 @@
+/* wl_nixl.h: what the NIXL workloads (wl_nixl_*.c) share: an etcd server
+ * on the first node for their rendezvous, started and waited for before
+ * the benchmark's sruns and stopped after, and their variables. */
+#ifndef KUNAI_WL_NIXL_H
+#define KUNAI_WL_NIXL_H
+
+#include <stdbool.h>
+
+struct buf;
+struct run;
+struct wl_srun;
+
+/* Appends the exports of NIXL_ETCD_NAMESPACE (a fresh one per job) and
+ * NIXL_ETCD_ENDPOINTS (the first node's etcd), for script_prologue. */
+void nixl_prologue(const struct run *r, struct buf *out);
+/* Appends the etcd srun (cmd_args etcd_path, in etcd_image_url's image if
+ * set), its pid and the wait until it answers (wait_etcd_for seconds). */
+void nixl_etcd_start(const struct run *r, const struct wl_srun *s, struct buf *out);
+/* Appends the lines that stop etcd after the benchmark, keeping the
+ * benchmark's status as the run's: "KUNAI_TEST_RC=$?" first. */
+void nixl_etcd_stop(struct buf *out);
+/* Appends etcd's start, the benchmark's sruns as CloudAI places them
+ * (backend UCX: once per node, twice on one node; else once on the first
+ * node), each but the last in the background 15 s before the next, and
+ * etcd's stop. */
+void nixl_body(const struct run *r, const struct wl_srun *s, const char *backend, struct buf *out);
+/* Appends the srun of r's command on one node (1-based index, 0: the
+ * first node by name), one task, overlapping etcd's step. */
+void nixl_srun_on(const struct run *r, const struct wl_srun *s, int node, struct buf *out);
+
+#endif

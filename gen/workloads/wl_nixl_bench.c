@@ -1,0 +1,155 @@
+/* wl_nixl_bench.c: NIXLBench, NIXL's nixlbench as CloudAI's strategy runs
+ * it: an etcd server on the first node, then nixlbench once per node (UCX
+ * across two or more nodes; twice on the first node for UCX on one node,
+ * once there otherwise), each but the last in the background, 15 seconds
+ * apart; every cmd_args beyond the launcher's own is a --key=value of
+ * nixlbench. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wl_nixl.h"
+#include "workload.h"
+#include "gen/base/escape.h"
+#include "gen/base/util.h"
+#include "gen/model/expand.h"
+
+/* NIXLBenchCmdArgs in pydantic's field order (NIXLExtendedCmdArgs' fields
+ * first); docker_image_url up to etcd_image_url are the launcher's own */
+static const struct arg_schema args[] = {
+	{"filepath", ARG_STRING, NULL, NULL, false},
+	{"total_buffer_size", ARG_STRING, NULL, NULL, false},
+	{"device_list", ARG_STRING, NULL, NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, true},
+	{"etcd_path", ARG_STRING, "etcd", NULL, false},
+	{"wait_etcd_for", ARG_INT, "60", NULL, false},
+	{"etcd_image_url", ARG_STRING, NULL, NULL, false},
+	{"path_to_benchmark", ARG_STRING, NULL, NULL, true},
+	{"etcd_endpoints", ARG_STRING, "http://$NIXL_ETCD_ENDPOINTS", NULL, false},
+};
+
+static bool
+launcher_own(const char *key)
+{
+	static const char *const own[] = {"docker_image_url", "path_to_benchmark", "etcd_path", "wait_etcd_for",
+	                                  "etcd_image_url"};
+	size_t i;
+
+	for (i = 0; i < LEN(own); i++)
+		if (strcmp(key, own[i]) == 0)
+			return true;
+	return false;
+}
+
+/* "8gb" -> bytes, as CloudAI passes total_buffer_size; other text as it is */
+static void
+buffer_size(struct buf *out, const char *v)
+{
+	static const struct {
+		const char *unit;
+		unsigned long long mult;
+	} units[] = {{"", 1}, {"b", 1}, {"kb", 1ull << 10}, {"mb", 1ull << 20}, {"gb", 1ull << 30}};
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	size_t i;
+
+	if (end != v && *v >= '0' && *v <= '9')
+		for (i = 0; i < LEN(units); i++)
+			if (strcmp(end, units[i].unit) == 0 && n <= ~0ull / units[i].mult) {
+				buf_printf(out, "%llu", n * units[i].mult);
+				return;
+			}
+	sh_quote_cont(out, v);
+}
+
+/* A value with parameter references ($NIXL_ETCD_ENDPOINTS) is expanded by
+ * the shell in the container, which has the job's variables. */
+static void
+value(struct buf *out, const char *v)
+{
+	const char *p;
+
+	if (sh_has_params(v)) {
+		for (p = v; *p && (strchr("_+-./=,:@%${}", *p) || (*p >= 'a' && *p <= 'z') ||
+		                   (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'));
+		     p++)
+			;
+		if (!*p) {
+			buf_puts(out, v);
+			return;
+		}
+		buf_putc(out, '"');
+		sh_dquote_params(out, v, NULL);
+		buf_putc(out, '"');
+		return;
+	}
+	sh_quote_cont(out, v);
+}
+
+static void
+command(const struct run *r, struct buf *out)
+{
+	const char *v;
+	size_t i;
+
+	sh_quote(out, workload_value(r, "path_to_benchmark"));
+	for (i = 0; i < LEN(args); i++) {
+		if (launcher_own(args[i].key) || !(v = workload_value_of(r, &args[i])))
+			continue;
+		if (strcmp(args[i].key, "etcd_endpoints") == 0)
+			buf_puts(out, " --etcd-endpoints=");
+		else
+			buf_printf(out, " --%s=", args[i].key);
+		if (strcmp(args[i].key, "total_buffer_size") == 0)
+			buffer_size(out, v);
+		else
+			value(out, v);
+	}
+	for (i = 0; i < r->args.len; i++) {
+		if (workload_arg(r->def->wl, r->args.items[i].key))
+			continue;
+		buf_puts(out, " --");
+		sh_quote_cont(out, r->args.items[i].key);
+		buf_putc(out, '=');
+		value(out, r->args.items[i].value);
+	}
+	workload_extra_args(r, '=', out);
+}
+
+static void
+body(const struct run *r, const struct wl_srun *s, struct buf *out)
+{
+	nixl_body(r, s, workload_value(r, "backend"), out);
+}
+
+static void
+prologue(const struct run *r, struct buf *out)
+{
+	buf_putc(out, '\n');
+	nixl_prologue(r, out);
+}
+
+/* CloudAI: nixlbench's table (Block Size (B), Batch Size, ... B/W (GB/Sec)) */
+static const char *const all_of[] = {"Block Size (B)", NULL};
+
+static const struct installable installables[] = {
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL},
+};
+
+const struct workload wl_nixl_bench = {
+	.name = "NIXLBench",
+	.args = args,
+	.n_args = LEN(args),
+	.extra_args_ok = true,
+	.schedulers = WL_SLURM,
+	.container = true,
+	.command = command,
+	.all_of = all_of,
+	.grader = "nixl",
+	.installables = installables,
+	.n_installables = LEN(installables),
+	.script_sruns = body,
+	.script_prologue = prologue,
+	.bare_probes = true,
+};

@@ -1,0 +1,268 @@
+#!/usr/bin/env bats
+# CloudAI's communication templates DeepEP and MoEBenchmark, and the DeepEP
+# matrix that MoEBenchmark's run hands to NcclTest/UCCTest (use_deepep_matrix).
+#
+# tests/cases/comm/NAME/ holds a case of kunai's own (inputs on
+# tests/cases/comm/system.toml) and expected/, the scripts of its runs;
+# UPDATE=1 rewrites them for review with git diff.
+#
+# Against CloudAI's reference scripts (CLOUDAI_REF_DATA, e.g. a copy of its
+# tests/ref_data; skipped, named, when unset) the comparison is the one of
+# scripts.bats (its differences 1-6 hold), plus these intended differences:
+#  C1. DeepEP's head node: CloudAI's lines that find it (nodes=, head_node=,
+#      echo) are kunai's own; only their exports are compared.
+#  C2. MoEBenchmark's config.yaml: CloudAI writes it when it generates;
+#      kunai's script writes it when the job starts (a here-document), from
+#      the same settings in the same order. Not compared.
+#  C3. $LD_LIBRARY_PATH and $CPATH in a backend's variables: CloudAI's
+#      batch shell expands them (the host's values); kunai leaves them to the
+#      container's shell. Compared as the literal names.
+#  N1. NIXL: CloudAI exports SLURM_JOB_MASTER_NODE twice; kunai once.
+#      CloudAI's reference mixes __OUTPUT_DIR__/install and __INSTALL_DIR__
+#      for one install dir; mapped to the latter. Its mapping and metadata
+#      sruns run outside the container (as CloudAI's do); kunai's NIXL
+#      variables are exported before the test's own (CloudAI's after).
+#  N2. wait_etcd_for: kunai waits that long for etcd; CloudAI waits 60 s
+#      whatever it says.
+#  C5. Blanks inside a word (bash -c "..."): CloudAI's joins leave double
+#      and trailing ones; squeezed here on both sides.
+#  C4. The etcd lifecycle: CloudAI's wait and stop exit the job when etcd
+#      does not come up or go down; kunai's stop only warns, so the job's
+#      status stays the benchmark's. The etcd srun line is compared.
+bats_require_minimum_version 1.5.0
+load helpers
+
+CASES=$BATS_TEST_DIRNAME/cases/comm
+
+# gen_case NAME OUT: kunai gen of case NAME into OUT.
+gen_case() {
+	"$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$CASES/$1/tests" \
+		--test-scenario "$CASES/$1/scenario.toml" -o "$2"
+}
+
+@test "tests/cases/comm: each case's scripts are the expected ones" {
+	local d name t f n=0
+	for d in "$CASES"/*/; do
+		name=$(basename "$d")
+		t=$BATS_TEST_TMPDIR/$name
+		run gen_case "$name" "$t"
+		[ "$status" -eq 0 ] || { echo "$name: $output"; return 1; }
+		if [ -n "${UPDATE:-}" ]; then
+			rm -rf "$d/expected"
+			(cd "$t" && find . -name cloudai_sbatch_script.sh) | while read -r f; do
+				mkdir -p "$d/expected/$(dirname "$f")"
+				cp "$t/$f" "$d/expected/$f"
+			done
+		fi
+		for f in $(cd "$d/expected" && find . -type f | sort); do
+			diff -u "$d/expected/$f" "$t/$f"
+			bash -n "$t/$f"
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -ge 5 ]
+}
+
+@test "use_deepep_matrix: the NCCL and UCC runs read the MoE run's matrix files, edges in the graph" {
+	local t=$BATS_TEST_TMPDIR/b
+	gen_case moe_chain "$t"
+	cd "$t"
+	# the MoE run makes the matrices; each reader names its own as an input
+	ninja -t query moe/0/nccl_matrix.txt | grep -q 'input: run'
+	ninja -t query nccl/0/kunai.stamp | grep -qx '    | moe/0/nccl_matrix.txt'
+	ninja -t query ucc/0/kunai.stamp | grep -qx '    | moe/0/ucc_matrix.txt'
+	ninja -t graph nccl/0/kunai.stamp | grep -q '"moe/0/nccl_matrix.txt"'
+	# mounted where CloudAI mounts them, the variable set for alltoallv_perf
+	grep -q '\$BUILD_DIR/moe/0/nccl_matrix.txt:/tmp/matrix.txt,\$BUILD_DIR/moe/0:/cloudai_moe_benchmark_prev:ro' \
+		nccl/0/cloudai_sbatch_script.sh
+	grep -qx 'export ALLTOALLV_MATRIX_FILE=/tmp/matrix.txt' nccl/0/cloudai_sbatch_script.sh
+	grep -q -- '--gen file:name=/opt/hpcx/ucc/tools/perf/generator/input_matrices.txt' ucc/0/cloudai_sbatch_script.sh
+	# no matrix is a path with the build dir in it
+	! grep -rq "$t" nccl/0 ucc/0 moe/0
+}
+
+@test "use_deepep_matrix: the MoE run leaves its newest nested matrix at the top of its dir" {
+	local t=$BATS_TEST_TMPDIR/b r
+	gen_case moe_chain "$t"
+	r=$t/moe/0
+	mkdir -p "$r/results/benchmark_16_ranks_x_standard"
+	echo old >"$r/results/benchmark_16_ranks_x_standard/nccl_matrix.txt"
+	echo ucc >"$r/results/benchmark_16_ranks_x_standard/ucc_matrix.txt"
+	# the script's lines after the test srun, the test's status 3
+	sed -n '/^KUNAI_TEST_RC=/,/^(exit/p' "$r/cloudai_sbatch_script.sh" | grep -v etcd >"$t/tail.sh"
+	run bash -c "RUN_DIR='$r'; false || (exit 3); $(cat "$t/tail.sh")"
+	[ "$status" -eq 3 ]
+	[ "$(cat "$r/nccl_matrix.txt")" = old ]
+	[ "$(cat "$r/ucc_matrix.txt")" = ucc ]
+}
+
+@test "use_deepep_matrix: UCCTest with its own gen needs no MoE run; NcclTest does, a located error" {
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tests"
+	printf 'name = "u"\ndescription = "u"\ntest_template_name = "UCCTest"\n[cmd_args]\ndocker_image_url = "x"\ncollective = "alltoallv"\ngen = "matrix:kind=random"\nuse_deepep_matrix = true\n' \
+		>"$t/tests/u.toml"
+	printf 'name = "s"\n[[Tests]]\nid = "u"\ntest_name = "u"\n' >"$t/scenario.toml"
+	run "$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/o"
+	[ "$status" -eq 0 ]
+	grep -q -- "--gen matrix:kind=random -m cuda" "$t/o/u/0/cloudai_sbatch_script.sh"
+	! grep -q cloudai_moe_benchmark_prev "$t/o/u/0/cloudai_sbatch_script.sh"
+	# a DeepEP case in the chain serves as well as a MoE one
+	printf 'name = "d"\ndescription = "d"\ntest_template_name = "DeepEP"\n[cmd_args]\ndocker_image_url = "x"\n' >"$t/tests/d.toml"
+	printf 'name = "n"\ndescription = "n"\ntest_template_name = "NcclTest"\n[cmd_args]\nsubtest_name = "alltoallv_perf_mpi"\nuse_deepep_matrix = true\n' \
+		>"$t/tests/n.toml"
+	printf 'name = "s"\n[[Tests]]\nid = "n"\ntest_name = "n"\n' >"$t/scenario.toml"
+	run "$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/o2"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"n.toml:6:21: error: use_deepep_matrix = true needs a MoEBenchmark or DeepEP test before 'n'"* ]]
+	[ ! -e "$t/o2" ]
+	printf 'name = "s"\n[[Tests]]\nid = "d"\ntest_name = "d"\n[[Tests]]\nid = "n"\ntest_name = "n"\n  [[Tests.dependencies]]\n  type = "start_post_comp"\n  id = "d"\n' \
+		>"$t/scenario.toml"
+	run "$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/o3"
+	[ "$status" -eq 0 ]
+	grep -q '\$BUILD_DIR/d/0/nccl_matrix.txt:/tmp/traffic_matrix.txt' "$t/o3/n/0/cloudai_sbatch_script.sh"
+}
+
+@test "DeepEP and MoEBenchmark: bad cmd_args are located errors" {
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tests"
+	cat >"$t/tests/d.toml" <<-'T'
+		name = "d"
+		description = "d"
+		test_template_name = "DeepEP"
+		[cmd_args]
+		subtest_name = "test_other"
+		num_tokens = "many"
+	T
+	cat >"$t/tests/m.toml" <<-'T'
+		name = "m"
+		description = "m"
+		test_template_name = "MoEBenchmark"
+		[cmd_args]
+		docker_image_url = "x"
+		mode = "fast"
+		deepep_versions = "legacy"
+		data_type = "fp16"
+	T
+	printf 'name = "s"\n[[Tests]]\nid = "d"\ntest_name = "d"\n[[Tests]]\nid = "m"\ntest_name = "m"\n' >"$t/scenario.toml"
+	run --separate-stderr "$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$t/tests" \
+		--test-scenario "$t/scenario.toml" -o "$t/o"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"d.toml:5:16: error: 'subtest_name' must be one of test_internode, test_intranode, test_low_latency, test_ep"* ]]
+	[[ "$stderr" == *"d.toml:6:14: error: 'num_tokens' must be an integer"* ]]
+	[[ "$stderr" == *"d.toml:"*"missing required key 'docker_image_url' in cmd_args"* ]]
+	[[ "$stderr" == *"m.toml:6:8: error: 'mode' must be one of standard, low_latency"* ]]
+	[[ "$stderr" == *"m.toml:7:19: error: 'deepep_versions' must be a list"* ]]
+	[[ "$stderr" == *"m.toml:8:13: error: 'data_type' must be one of bfloat16, fp8"* ]]
+}
+
+# ref_words RUN INSTALL LINE: the words of LINE as scripts.bats makes them,
+# with $LD_LIBRARY_PATH and $CPATH kept as names (C3).
+ref_words() {
+	(
+		RUN_DIR=$1 INSTALL_DIR=$2 BUILD_DIR=/build
+		RUN_DIR_Q=$(printf %q "$RUN_DIR")
+		LD_LIBRARY_PATH='$LD_LIBRARY_PATH' CPATH='$CPATH'
+		NIXL_ETCD_ENDPOINTS='$NIXL_ETCD_ENDPOINTS'
+		unset SLURM_JOB_MASTER_NODE head_node_ip
+		scontrol() { :; }
+		uuidgen() { echo UUID; }
+		eval "set -- $3"
+		for w in "$@"; do
+			while [[ $w == *"  "* ]]; do w=${w//  / }; done
+			printf '[%s]' "${w% }"
+		done
+	)
+}
+
+# ref_lines FILE RUN INSTALL: its #SBATCH (no job name or --output/--error
+# paths), export and srun lines, as words.
+ref_lines() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		'#SBATCH --job-name='* | '#SBATCH --output='* | '#SBATCH --error='*) ;;
+		'#SBATCH '*) printf '%s\n' "$line" ;;
+		export\ * | srun\ *)
+			# a background srun (etcd) is compared as its words
+			[[ "$line" =~ ^(.*[^ ])\ +\&$ ]] && line="${BASH_REMATCH[1]} __BACKGROUND__"
+			ref_words "$2" "$3" "$line"
+			printf '\n'
+			;;
+		esac
+	done <"$1"
+}
+
+# ref_compare NAME TEST_TOML INSTALL [SED [NODES]]: kunai's script of
+# TEST_TOML on NODES (2) nodes of CloudAI's test system against ref_data/NAME.sbatch (INSTALL:
+# its install dir; SED: maps its image URL to kunai's cached image).
+ref_compare() {
+	local name=$1 t=$BATS_TEST_TMPDIR install=$3
+	local sed=${4:-"s|--container-image=docker/image:url|--container-image=$install/docker__image__url.sqsh|"}
+	[ -n "${CLOUDAI_REF_DATA:-}" ] || skip "CLOUDAI_REF_DATA is unset (CloudAI's tests/ref_data)"
+	[ -f "$CLOUDAI_REF_DATA/$name.sbatch" ] || skip "no $name.sbatch in $CLOUDAI_REF_DATA"
+	[ -f "$SHARED/cloudai-compat/golden/system.toml" ] || skip "CloudAI's test system is absent ($SHARED)"
+	mkdir -p "$t/tests"
+	printf '%s\n' "$2" >"$t/tests/t.toml"
+	printf 'name = "ref"\n[[Tests]]\nid = "t"\ntest_name = "t"\nnum_nodes = %s\n' "${5:-2}" >"$t/scenario.toml"
+	"$KUNAI" gen --system-config "$SHARED/cloudai-compat/golden/system.toml" --tests-dir "$t/tests" \
+		--test-scenario "$t/scenario.toml" -o "$t/out"
+	# an export CloudAI repeats (N1) counts once
+	sed "$sed" "$CLOUDAI_REF_DATA/$name.sbatch" >"$t/ref.sbatch"
+	ref_lines "$t/ref.sbatch" __OUTPUT_DIR__/output "$install" | awk '!/^\[export\]/ || !seen[$0]++' \
+		>"$t/cloudai.lines"
+	ref_lines "$t/out/t/0/cloudai_sbatch_script.sh" __OUTPUT_DIR__/output "$install" >"$t/kunai.lines"
+	diff -u "$t/cloudai.lines" "$t/kunai.lines"
+}
+
+@test "DeepEP against CloudAI's ref_data/deepep-benchmark.sbatch" {
+	ref_compare deepep-benchmark 'name = "t"
+description = "t"
+test_template_name = "DeepEP"
+[cmd_args]
+docker_image_url = "docker/image:url"
+subtest_name = "test_internode"' __OUTPUT_DIR__/install
+}
+
+@test "MoEBenchmark against CloudAI's ref_data/moe-benchmark.sbatch" {
+	ref_compare moe-benchmark 'name = "t"
+description = "t"
+test_template_name = "MoEBenchmark"
+[cmd_args]
+docker_image_url = "docker/image:url"
+deepep_versions = ["legacy", "elastic", "nixl_ep", "uccl_ep", "nccl_ep", "deepep_hybrid"]' __INSTALL_DIR__
+}
+
+@test "NIXLBench against CloudAI's ref_data/nixl_bench.sbatch" {
+	ref_compare nixl_bench 'name = "t"
+description = "t"
+test_template_name = "NIXLBench"
+[cmd_args]
+docker_image_url = "url.com/docker:2"
+path_to_benchmark = "./nixlbench"
+backend = "UCX"' __INSTALL_DIR__ 's|--container-image=url.com/docker:2|--container-image=__INSTALL_DIR__/url.com__docker__2.sqsh|; s|__OUTPUT_DIR__/install|__INSTALL_DIR__|g'
+}
+
+@test "NixlPerftest against CloudAI's ref_data/nixl-perftest.sbatch" {
+	ref_compare nixl-perftest 'name = "t"
+description = "t"
+test_template_name = "NixlPerftest"
+[cmd_args]
+docker_image_url = "url.com/docker:tag"
+subtest = "sequential-ct-perftest"
+num_user_requests = 2
+batch_size = 1
+num_prefill_nodes = 1
+num_decode_nodes = 1
+model = "model-name"' __OUTPUT_DIR__/install 's|--container-image=url.com/docker:tag|--container-image=__OUTPUT_DIR__/install/url.com__docker__tag.sqsh|' 1
+}
+
+@test "NIXLKVBench against CloudAI's ref_data/nixl-kvbench.sbatch" {
+	ref_compare nixl-kvbench 'name = "t"
+description = "t"
+test_template_name = "NIXLKVBench"
+[cmd_args]
+docker_image_url = "url.com/docker:tag"
+backend = "UCX"
+kvbench_script = "path/to/kvbench_script.sh"
+python_executable = "path/to/python"' __OUTPUT_DIR__/install 's|--container-image=url.com/docker:tag|--container-image=__OUTPUT_DIR__/install/url.com__docker__tag.sqsh|'
+}
