@@ -16,6 +16,7 @@
 #include "campaign_json.h"
 #include "gen.h"
 #include "gen/base/escape.h"
+#include "install.h"
 #include "manifest.h"
 #include "ninja.h"
 #include "script.h"
@@ -539,6 +540,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	struct sink sink = {.ok = true};
 	struct manifest mf = {.rootfd = -1};
 	struct worker *ws = NULL;
+	struct install_set inst = {0};
 	size_t n_ws = 0, i;
 	struct buf b = {0}, dd = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
@@ -568,6 +570,10 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	out_dir = o.out_dir ? o.out_dir : path_join(&a, c->system->output_path, c->scenario->name);
 	if (!hooks_ok(&a, c, &rl))
 		goto done;
+	if (!install_collect(&a, c, &rl, &inst))
+		goto done;
+	/* CloudAI's flag: take the installed things as present, unchecked */
+	inst.order_runs = !o.cache_without_check;
 	add_dir_inputs(&a, c, &o);
 	/* rules chosen by --rules-dir or $KUNAI_DATADIR stay chosen when ninja regenerates */
 	if (o.rules_dir)
@@ -602,7 +608,11 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	}
 	ninja_write_local(c, exe, rules, cwd, rargv, rargc, &b);
 	emit(&sink, "local.ninja", &b);
-	ninja_write_build(c, &rl, &b);
+	for (i = 0; i < inst.len; i++) {
+		install_spec(c, &inst, &inst.items[i], &b);
+		emit(&sink, arena_printf(&a, "installables/%s.spec", inst.items[i].name), &b);
+	}
+	ninja_write_build(c, &rl, &inst, &b);
 	emit(&sink, "build.ninja", &b);
 	if (!sink.ok)
 		goto undo;
@@ -648,6 +658,8 @@ done:
 	buf_free(&sink.dir);
 	buf_free(&sink.mf_out);
 	manifest_free(&mf);
+	free(inst.off);
+	free(inst.refs);
 	for (i = 0; i < n_ws; i++)
 		arena_free(&ws[i].arena);
 	free(ws);
