@@ -96,9 +96,14 @@ k() {
 	grep -q '^build installables/nvcr.io_nvidia__pytorch__24.02-py3.sqsh.stamp: install installables/nvcr.io_nvidia__pytorch__24.02-py3.sqsh.spec$' $b
 	grep -q '^build installables/nvcr.io_nvidia__pytorch__25.01-py3.sqsh.stamp: install ' $b
 	grep -q '^build installables/slurm-metadata.sh.stamp: install installables/slurm-metadata.sh.spec | \$rulesdir/slurm-metadata.sh$' $b
-	grep -q '^build a/0/kunai.stamp: run a/0/cloudai_sbatch_script.sh || installables/slurm-metadata.sh.stamp installables/repo__v1.stamp$' $b
-	grep -q '^build a/1/kunai.stamp: run a/1/cloudai_sbatch_script.sh || a/0/kunai.stamp installables/slurm-metadata.sh.stamp installables/repo__v1.stamp$' $b
-	grep -q '^build x2/0/kunai.stamp: run .* || installables/slurm-metadata.sh.stamp installables/nvcr.io_nvidia__pytorch__24.02-py3.sqsh.stamp$' $b
+	# each distinct set of needs is one phony, which the run edges name
+	grep -q '^build a/0/kunai.stamp: run a/0/cloudai_sbatch_script.sh || installables/set-1$' $b
+	grep -q '^build a/1/kunai.stamp: run a/1/cloudai_sbatch_script.sh || a/0/kunai.stamp installables/set-1$' $b
+	grep -q '^build installables/set-1: phony installables/slurm-metadata.sh.stamp installables/repo__v1.stamp$' $b
+	grep -q '^build x1/0/kunai.stamp: run .* || installables/set-2$' $b
+	grep -q '^build x2/0/kunai.stamp: run .* || installables/set-2$' $b
+	grep -q '^build installables/set-2: phony installables/slurm-metadata.sh.stamp installables/nvcr.io_nvidia__pytorch__24.02-py3.sqsh.stamp$' $b
+	[ "$(grep -c '^build installables/set-' $b)" -eq 3 ]
 	grep -q '^build uninstall: uninstall installables/.*\.spec | always$' $b
 	grep -q '^srun srun --export=ALL --partition=debug -N1 --ntasks=1 --job-name=kunai_install_image$' \
 		out/installables/nvcr.io_nvidia__pytorch__25.01-py3.sqsh.spec
@@ -121,6 +126,7 @@ k() {
 	# CloudAI's --enable-cache-without-check: the runs wait for nothing
 	k gen --enable-cache-without-check >/dev/null
 	! grep -q '^build a/0/kunai.stamp: .*installables' $b
+	! grep -q '^build installables/set-' $b
 	grep -q '^build install: phony installables/slurm-metadata.sh.stamp installables/repo__v1.stamp$' $b
 }
 

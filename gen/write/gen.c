@@ -197,6 +197,10 @@ parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 			o->cache_without_check = true;
 			continue;
 		}
+		/* CloudAI's flag, which kunai does not honour: say so, not just "unknown" */
+		if (strcmp(name, "--single-sbatch") == 0)
+			return gen_usage("%s", "--single-sbatch (every test of the scenario in one Slurm allocation) "
+			                       "is not supported: kunai submits each run as its own job");
 		if (!v) {
 			if (i + 1 >= argc)
 				return gen_usage("option %s needs a value", f);
@@ -658,7 +662,8 @@ done:
 	buf_free(&sink.dir);
 	buf_free(&sink.mf_out);
 	manifest_free(&mf);
-	free(inst.off);
+	free(inst.run_set);
+	free(inst.set_off);
 	free(inst.refs);
 	for (i = 0; i < n_ws; i++)
 		arena_free(&ws[i].arena);

@@ -20,6 +20,7 @@ struct collect {
 	struct install_set *s;
 	size_t cap, *slots, n_slots; /* open addressing on dest: index + 1 */
 	size_t n_refs, cap_refs;
+	size_t *set_slots, n_set_slots, cap_sets; /* open addressing on sets: k + 1 */
 	const struct run *r;
 	size_t run_first; /* this run's first ref */
 	bool ok;
@@ -140,6 +141,10 @@ add(struct collect *c, const struct inst *it)
 		}
 		idx = s->len++;
 		s->items[idx] = *it;
+		/* a hook run's texts live only while it is looked at */
+		s->items[idx].url = arena_strdup(c->a, it->url);
+		if (it->commit)
+			s->items[idx].commit = arena_strdup(c->a, it->commit);
 		s->items[idx].name = spec_name(c->a, it->dest);
 		c->slots[j] = idx + 1;
 	}
@@ -242,23 +247,99 @@ run_items(struct collect *c, const struct run *r)
 	}
 }
 
+static uint32_t
+set_hash(const size_t *v, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (uint32_t)v[i]) * 16777619u;
+	return h;
+}
+
+static void
+set_rehash(struct collect *c)
+{
+	struct install_set *s = c->s;
+	size_t k, j, n = c->n_set_slots ? c->n_set_slots * 2 : 64;
+
+	free(c->set_slots);
+	c->set_slots = xcalloc(n, sizeof(*c->set_slots));
+	c->n_set_slots = n;
+	for (k = 0; k < s->n_sets; k++) {
+		size_t o = s->set_off[k], m = s->set_off[k + 1] - o;
+		for (j = set_hash(s->refs + o, m) & (n - 1); c->set_slots[j]; j = (j + 1) & (n - 1))
+			;
+		c->set_slots[j] = k + 1;
+	}
+}
+
+/* The run's refs (from run_first) as a set: an earlier equal one (its refs
+ * dropped again), else a new one. Returns its index + 1, 0 for none. */
+static size_t
+close_set(struct collect *c)
+{
+	struct install_set *s = c->s;
+	size_t m = c->n_refs - c->run_first, j, k;
+	const size_t *v = s->refs + c->run_first;
+
+	if (!m)
+		return 0;
+	if (!c->n_set_slots || (s->n_sets + 1) * 2 > c->n_set_slots)
+		set_rehash(c);
+	for (j = set_hash(v, m) & (c->n_set_slots - 1); (k = c->set_slots[j]); j = (j + 1) & (c->n_set_slots - 1)) {
+		size_t o = s->set_off[k - 1];
+		if (s->set_off[k] - o == m && memcmp(s->refs + o, v, m * sizeof(*v)) == 0) {
+			c->n_refs = c->run_first;
+			return k;
+		}
+	}
+	if (s->n_sets + 2 > c->cap_sets) {
+		c->cap_sets = c->cap_sets ? c->cap_sets * 2 : 16;
+		s->set_off = xrealloc(s->set_off, c->cap_sets * sizeof(*s->set_off));
+	}
+	s->set_off[s->n_sets] = c->run_first;
+	s->set_off[++s->n_sets] = c->n_refs;
+	c->set_slots[j] = s->n_sets;
+	return s->n_sets;
+}
+
 bool
 install_collect(struct arena *a, const struct campaign *c, const struct runlist *rl, struct install_set *out)
 {
 	struct collect col = {.a = a, .s = out, .ok = true};
+	const struct scenario *sc = c->scenario;
+	bool ok = true;
 	size_t i;
 
-	(void)c;
-	out->off = xcalloc(rl->len + 1, sizeof(*out->off));
-	for (i = 0; i < rl->len && col.ok; i++) {
+	out->run_set = xcalloc(rl->len + 1, sizeof(*out->run_set));
+	for (i = 0; i < rl->len && col.ok && ok; i++) {
+		const struct run *r = &rl->items[i];
 		col.run_first = col.n_refs;
-		out->off[i] = col.n_refs;
-		run_items(&col, &rl->items[i]);
+		run_items(&col, r);
+		/* its hooks run in its script: what they need, it needs */
+		if (sc->pre_test || sc->post_test) {
+			struct arena tmp = {0};
+			struct runlist h = {0};
+			size_t k;
+			if (sc->pre_test)
+				ok &= expand_hook(&tmp, c, sc->pre_test, true, r, &h);
+			for (k = 0; ok && k < h.len; k++)
+				run_items(&col, &h.items[k]);
+			h = (struct runlist){0};
+			if (ok && sc->post_test)
+				ok &= expand_hook(&tmp, c, sc->post_test, false, r, &h);
+			for (k = 0; ok && k < h.len; k++)
+				run_items(&col, &h.items[k]);
+			arena_free(&tmp);
+		}
+		if (col.ok && ok)
+			out->run_set[i] = close_set(&col);
 	}
-	for (; i <= rl->len; i++)
-		out->off[i] = col.n_refs;
 	free(col.slots);
-	return col.ok;
+	free(col.set_slots);
+	return col.ok && ok;
 }
 
 static const char *const kinds[] = {"image", "git", "venv", "file"};
@@ -302,18 +383,24 @@ install_spec(const struct campaign *c, const struct install_set *s, const struct
 	}
 }
 
+static void
+set_node(const struct install_set *s, size_t k, struct buf *out)
+{
+	size_t o = s->set_off[k];
+
+	if (s->set_off[k + 1] - o == 1) {
+		buf_puts(out, " installables/");
+		ninja_escape_path(out, s->items[s->refs[o]].name);
+		buf_puts(out, ".stamp");
+	} else
+		buf_printf(out, " installables/set-%zu", k + 1);
+}
+
 void
 install_run_deps(const struct install_set *s, size_t i, struct buf *out)
 {
-	size_t k;
-
-	if (!s || !s->order_runs)
-		return;
-	for (k = s->off[i]; k < s->off[i + 1]; k++) {
-		buf_puts(out, " installables/");
-		ninja_escape_path(out, s->items[s->refs[k]].name);
-		buf_puts(out, ".stamp");
-	}
+	if (s && s->order_runs && s->run_set[i])
+		set_node(s, s->run_set[i] - 1, out);
 }
 
 void
@@ -341,6 +428,19 @@ install_edges(const struct install_set *s, struct buf *out)
 		}
 		/* a copy is no download: outside the downloads pool */
 		buf_puts(out, it->kind == INST_FILE ? "\n  pool =\n" : "\n");
+	}
+	/* the sets that runs need, each named once: a run edge names one node */
+	for (i = 0; s->order_runs && i < s->n_sets; i++) {
+		size_t k;
+		if (s->set_off[i + 1] - s->set_off[i] == 1)
+			continue;
+		buf_printf(out, "build installables/set-%zu: phony", i + 1);
+		for (k = s->set_off[i]; k < s->set_off[i + 1]; k++) {
+			buf_puts(out, " installables/");
+			ninja_escape_path(out, s->items[s->refs[k]].name);
+			buf_puts(out, ".stamp");
+		}
+		buf_putc(out, '\n');
 	}
 	buf_puts(out, "build install: phony");
 	for (i = 0; i < s->len; i++) {

@@ -29,8 +29,10 @@ struct inst {
 struct install_set {
 	struct inst *items;
 	size_t len;
-	/* run i needs items refs[off[i]] .. refs[off[i + 1] - 1] */
-	size_t *off, *refs;
+	/* the distinct sets of items that runs need, one after the other: set
+	 * k is refs[set_off[k]] .. refs[set_off[k + 1] - 1]; run i needs set
+	 * run_set[i] - 1 (0: none) */
+	size_t *refs, *set_off, n_sets, *run_set;
 	bool order_runs; /* false with --enable-cache-without-check */
 };
 
@@ -41,7 +43,8 @@ bool install_collect(struct arena *a, const struct campaign *c, const struct run
 /* Appends the spec file of it (what `kunai installable` reads). */
 void install_spec(const struct campaign *c, const struct install_set *s, const struct inst *it,
                   struct buf *out);
-/* Appends " installables/NAME.stamp" for each installable run i needs. */
+/* Appends " NODE" for what run i needs: the stamp of its one installable,
+ * or the phony that names the stamps of its set; nothing for none. */
 void install_run_deps(const struct install_set *s, size_t i, struct buf *out);
 /* Appends the install edges and the install and uninstall targets. */
 void install_edges(const struct install_set *s, struct buf *out);

@@ -131,7 +131,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		buf_puts(b, "phases/prepare.stamp");
 	}
 	/* what it needs installed: a precondition too (see install.c) */
-	if (inst->order_runs && inst->off[r->index + 1] > inst->off[r->index]) {
+	if (inst->order_runs && inst->run_set[r->index]) {
 		buf_puts(b, bar ? "" : " ||");
 		bar = true;
 		install_run_deps(inst, r->index, b);
