@@ -278,4 +278,10 @@ T
 	run k uninstall
 	[ "$status" -eq 0 ]
 	[ ! -e out/install/nvcr.io_nvidia__pytorch__24.02-py3.sqsh ] && [ ! -e out/install/repo__v1 ]
+	# installing again (new stamps) does not rerun a run that passed: order-only
+	run "${NINJA:-ninja}" -C out a
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"INSTALL installables/repo__v1.stamp"* ]]
+	[[ "$output" != *"RUN a/0"* ]]
+	[ -e out/install/repo__v1/f ]
 }
