@@ -285,3 +285,16 @@ T
 	[[ "$output" != *"RUN a/0"* ]]
 	[ -e out/install/repo__v1/f ]
 }
+
+@test "a commit with a '/' installs into a folder of its own, and uninstall removes that folder too" {
+	system false
+	git -C "$W/repo" branch rel/x v1
+	sed -i 's/commit = "v1"/commit = "rel\/x"/' tests/b.toml
+	run k install
+	[ "$status" -eq 0 ]
+	[ "$(cat out/install/repo__rel/x/f)" = one ]
+	ls out/installables/repo__rel_x-*.stamp
+	run k uninstall
+	[ "$status" -eq 0 ]
+	[ "$(ls -A out/install)" = "" ]
+}

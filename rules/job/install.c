@@ -435,6 +435,12 @@ do_uninstall(int argc, char **argv)
 				}
 			closedir(d);
 		}
+		/* the folders a dest with a '/' needed, when nothing else is there */
+		while ((slash = strrchr(dir.data, '/')) && dir.len > strlen(s.install_dir) &&
+		       rmdir(dir.data) == 0) {
+			dir.len = (size_t)(slash - dir.data);
+			dir.data[dir.len] = '\0';
+		}
 		if (n > 5 && !strcmp(argv[i] + n - 5, ".spec")) {
 			buf_printf(&stamp, "%.*s.stamp", (int)(n - 5), argv[i]);
 			unlink(stamp.data);
