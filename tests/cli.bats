@@ -106,3 +106,9 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == "kunai: write standard output: No space left on device" ]]
 }
+
+@test "CloudAI's --single-sbatch is refused by name, with what kunai does instead (exit 2)" {
+	run --separate-stderr "$KUNAI" gen --single-sbatch --system-config s.toml --test-scenario t.toml
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--single-sbatch (every test of the scenario in one Slurm allocation) is not supported: kunai submits each run as its own job"* ]]
+}

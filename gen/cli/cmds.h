@@ -7,5 +7,9 @@
 /* `kunai run`: gen, ninja run, ninja report, the table. Returns the exit
  * status (1 when a run did not pass, 128+N when stopped by signal N). */
 int cmd_run(int argc, char **argv);
+/* `kunai install` / `kunai uninstall`: gen, then `ninja install` /
+ * `ninja uninstall`. Returns ninja's exit status (1 when it could not run). */
+int cmd_install(int argc, char **argv);
+int cmd_uninstall(int argc, char **argv);
 
 #endif

@@ -50,7 +50,8 @@ static const struct command commands[] = {
 	 "                          (system fields: system.KEY); repeatable\n"
 	 "  --preset NAME           apply the scenario's [presets.NAME] overrides (its\n"
 	 "                          extends first); repeatable; before every --set\n"
-	 "  --enable-cache-without-check   accepted for CloudAI compatibility\n"
+	 "  --enable-cache-without-check   runs do not wait for install edges: what\n"
+	 "                          they need is taken as present, unchecked\n"
 	 "CloudAI's older spellings (--system_config_path, --test_scenario_path,\n"
 	 "--tests_dir, --output_dir, --mode dry-run) are accepted too.\n"},
 	{"dry-run", cmd_dry_run, "dry-run [gen options]",
@@ -99,6 +100,21 @@ static const struct command commands[] = {
 	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
 	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
 	 "as the job's end, with a warning, rather than waited on forever.\n"},
+	{"install", cmd_install, "install [gen options]",
+	 "kunai gen, then `ninja install`: everything the campaign's runs need in\n"
+	 "install_path, each once: container images (enroot import, through srun\n"
+	 "on Slurm, when cache_docker_images_locally is set), git repositories at\n"
+	 "their commit, python environments, slurm-metadata.sh. What is there\n"
+	 "already is kept; a download is renamed into place only when complete.\n"
+	 "`ninja run` installs first by itself.\n"},
+	{"uninstall", cmd_uninstall, "uninstall [gen options]",
+	 "kunai gen, then `ninja uninstall`: removes from install_path what install\n"
+	 "puts there for this campaign (and leftovers of interrupted installs).\n"},
+	{"installable", cmd_installable,
+	 "installable install [--rules-dir DIR] installables/NAME.stamp | installable uninstall SPEC...",
+	 "Run in the build dir (ninja does): install the installable that\n"
+	 "installables/NAME.spec describes, then write the stamp; or remove what specs\n"
+	 "name, and their stamps.\n"},
 	{"phase", cmd_phase, "phase phases/NAME.stamp",
 	 "Run in the build dir (ninja does): the campaign's prepare or cleanup phase,\n"
 	 "phases/NAME.sh (from the scenario's [prepare] / [cleanup] commands), under\n"

@@ -114,7 +114,9 @@ status_line(struct progress *p, const char *l)
 	if (sscanf(l, "[%lu/%lu %lu]%n", &f, &t, &r, &n) != 3 || n == 0)
 		return false;
 	rest = l + n;
-	p->total = t;
+	if (strncmp(rest, " INSTALL ", 9) == 0)
+		p->installs++;
+	p->total = t > p->installs ? t - p->installs : 0;
 	p->running = r;
 	if (strncmp(rest, " RUN ", 5) != 0) /* START, REPORT, PLOT...: not a run's end */
 		return true;

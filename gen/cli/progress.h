@@ -13,6 +13,7 @@ struct progress {
 	bool tty;                 /* one redrawn line, else a line per run */
 	bool shown, scanned, nothing, pending_plain;
 	size_t done, total, passed, failed, running, live, pending;
+	size_t installs; /* install edges ended: ninja counts them in its total, we do not */
 	double t0, last_scan;
 	struct timespec wall0;
 	char *last; /* the run dir of the last status line */

@@ -333,3 +333,38 @@ done:
 	arena_free(&a);
 	return rc;
 }
+
+/* `kunai install|uninstall [gen options]`: gen, then that ninja target. */
+static int
+install_target(int argc, char **argv, const char *target)
+{
+	const char *args[] = {target};
+	struct sigaction sa;
+	struct buf dir = {0};
+	int rc = gen_build_dir(argc, argv, &dir);
+
+	if (rc == 0) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = forward;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		rc = ninja(dir.data, args, 1, NULL);
+		if (rc < 0)
+			rc = 1;
+	}
+	buf_free(&dir);
+	return rc;
+}
+
+int
+cmd_install(int argc, char **argv)
+{
+	return install_target(argc, argv, "install");
+}
+
+int
+cmd_uninstall(int argc, char **argv)
+{
+	return install_target(argc, argv, "uninstall");
+}

@@ -248,3 +248,19 @@ workload_image_cache_name(struct buf *b, const char *url)
 		if (b->data[i] == '/' || b->data[i] == '#')
 			b->data[i] = '_';
 }
+
+/* CloudAI's directory for a repository under the install dir:
+ * https://github.com/NVIDIA/NeMo-Framework-Launcher.git at c0ffee ->
+ * NeMo-Framework-Launcher__c0ffee. */
+void
+workload_repo_dir(struct buf *b, const char *url, const char *commit)
+{
+	const char *s = strrchr(url, '/'), *e;
+
+	s = s ? s + 1 : url;
+	e = s + strlen(s);
+	if (e - s > 4 && strcmp(e - 4, ".git") == 0)
+		e -= 4;
+	buf_push(b, s, (size_t)(e - s));
+	buf_printf(b, "__%s", commit ? commit : "");
+}

@@ -163,6 +163,9 @@ void workload_extra_args(const struct run *r, char sep, struct buf *out);
 /* Appends CloudAI's file name for a cached image under the install dir:
  * nvcr.io/nvidia/pytorch:24.02-py3 -> nvcr.io_nvidia__pytorch__24.02-py3.sqsh. */
 void workload_image_cache_name(struct buf *b, const char *url);
+/* Appends CloudAI's directory name for a git repository under the install
+ * dir: <last part of url without .git>__<commit>. */
+void workload_repo_dir(struct buf *b, const char *url, const char *commit);
 
 /* plot.c: the plot kind of a workload's runs (reports/plot/KIND.gp), or
  * NULL for none. */

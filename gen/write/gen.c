@@ -16,6 +16,7 @@
 #include "campaign_json.h"
 #include "gen.h"
 #include "gen/base/escape.h"
+#include "install.h"
 #include "manifest.h"
 #include "ninja.h"
 #include "script.h"
@@ -196,6 +197,10 @@ parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 			o->cache_without_check = true;
 			continue;
 		}
+		/* CloudAI's flag, which kunai does not honour: say so, not just "unknown" */
+		if (strcmp(name, "--single-sbatch") == 0)
+			return gen_usage("%s", "--single-sbatch (every test of the scenario in one Slurm allocation) "
+			                       "is not supported: kunai submits each run as its own job");
 		if (!v) {
 			if (i + 1 >= argc)
 				return gen_usage("option %s needs a value", f);
@@ -539,6 +544,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	struct sink sink = {.ok = true};
 	struct manifest mf = {.rootfd = -1};
 	struct worker *ws = NULL;
+	struct install_set inst = {0};
 	size_t n_ws = 0, i;
 	struct buf b = {0}, dd = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
@@ -568,6 +574,10 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	out_dir = o.out_dir ? o.out_dir : path_join(&a, c->system->output_path, c->scenario->name);
 	if (!hooks_ok(&a, c, &rl))
 		goto done;
+	if (!install_collect(&a, c, &rl, &inst))
+		goto done;
+	/* CloudAI's flag: take the installed things as present, unchecked */
+	inst.order_runs = !o.cache_without_check;
 	add_dir_inputs(&a, c, &o);
 	/* rules chosen by --rules-dir or $KUNAI_DATADIR stay chosen when ninja regenerates */
 	if (o.rules_dir)
@@ -602,7 +612,11 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	}
 	ninja_write_local(c, exe, rules, cwd, rargv, rargc, &b);
 	emit(&sink, "local.ninja", &b);
-	ninja_write_build(c, &rl, &b);
+	for (i = 0; i < inst.len; i++) {
+		install_spec(c, &inst, &inst.items[i], &b);
+		emit(&sink, arena_printf(&a, "installables/%s.spec", inst.items[i].name), &b);
+	}
+	ninja_write_build(c, &rl, &inst, &b);
 	emit(&sink, "build.ninja", &b);
 	if (!sink.ok)
 		goto undo;
@@ -648,6 +662,9 @@ done:
 	buf_free(&sink.dir);
 	buf_free(&sink.mf_out);
 	manifest_free(&mf);
+	free(inst.run_set);
+	free(inst.set_off);
+	free(inst.refs);
 	for (i = 0; i < n_ws; i++)
 		arena_free(&ws[i].arena);
 	free(ws);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "install.h"
 #include "ninja.h"
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
@@ -93,7 +94,7 @@ matrix_outputs(struct buf *b, const struct run *r)
  * bindings: a no-op `ninja run` parses little more than a bare graph. */
 static void
 run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, const struct run *r,
-         const char *script, bool started)
+         const char *script, bool started, const struct install_set *inst)
 {
 	static const char *const names[] = {"start_post_comp", "start_post_init", "end_post_comp"};
 	const struct scenario *sc = c->scenario;
@@ -148,6 +149,12 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		buf_puts(b, bar ? " " : " || ");
 		bar = true;
 		buf_puts(b, "phases/prepare.stamp");
+	}
+	/* what it needs installed: a precondition too (see install.c) */
+	if (inst->order_runs && inst->run_set[r->index]) {
+		buf_puts(b, bar ? "" : " ||");
+		bar = true;
+		install_run_deps(inst, r->index, b);
 	}
 	/* end_post_comp: the other case is built too, in parallel (a validation
 	 * orders nothing) */
@@ -218,7 +225,8 @@ report_edges(struct buf *b, const struct runlist *rl)
 }
 
 void
-ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf *b)
+ninja_write_build(const struct campaign *c, const struct runlist *rl, const struct install_set *inst,
+                  struct buf *b)
 {
 	const struct scenario *sc = c->scenario;
 	const char *script = ninja_script_name(c->system->scheduler);
@@ -247,7 +255,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 			const struct run *r = &rl->items[i];
 			size_t k;
 
-			run_edge(b, c, rl, r, script, started[tc - sc->cases]);
+			run_edge(b, c, rl, r, script, started[tc - sc->cases], inst);
 			/* a sweep's iteration that another follows: one phony names
 			 * its points, and the next iteration's runs name the phony */
 			if (r->per_iter > 1 && i + 1 < rl->len && rl->items[i + 1].tc == tc &&
@@ -288,6 +296,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf
 	if (sc->cleanup)
 		buf_puts(b, "build phases/cleanup.stamp: phase phases/cleanup.sh | always\n"
 		            "build cleanup: phony phases/cleanup.stamp\n");
+	install_edges(inst, b);
 	/* gen wrote every script; ninja regenerates them with build.ninja */
 	buf_puts(b, "build scripts: phony\n");
 	/* run depends on the per-case aliases, not on every stamp: ninja checks

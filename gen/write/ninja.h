@@ -8,13 +8,16 @@
 #include "gen/model/model.h"
 
 struct buf;
+struct install_set;
 struct runlist;
 
 /* Returns the job script's file name for a scheduler (in every run dir). */
 const char *ninja_script_name(enum sched s);
 
-/* Appends build.ninja: identical bytes for the same campaign anywhere. */
-void ninja_write_build(const struct campaign *c, const struct runlist *rl, struct buf *b);
+/* Appends build.ninja: identical bytes for the same campaign anywhere; the
+ * runs wait for what inst says they need. */
+void ninja_write_build(const struct campaign *c, const struct runlist *rl, const struct install_set *inst,
+                       struct buf *b);
 
 /* Appends local.ninja: kunai's path, the rules dir and the regenerate edge,
  * which reruns `kunai argv...` in cwd. */

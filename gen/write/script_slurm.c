@@ -128,20 +128,6 @@ w_image(struct word *w, const struct system *sys, const char *url)
 	buf_free(&name);
 }
 
-/* The repository's directory name as CloudAI installs it: <repo>__<commit>. */
-static void
-repo_dir(struct buf *b, const struct git_repo *g)
-{
-	const char *s = strrchr(g->url, '/'), *e;
-
-	s = s ? s + 1 : g->url;
-	e = s + strlen(s);
-	if (e - s > 4 && strcmp(e - 4, ".git") == 0)
-		e -= 4;
-	buf_push(b, s, (size_t)(e - s));
-	buf_printf(b, "__%s", g->commit ? g->commit : "");
-}
-
 static void
 w_mounts(struct word *w, const struct run *r, const struct where *d)
 {
@@ -161,7 +147,7 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 	for (i = 0; i < def->n_git_repos; i++) {
 		const struct git_repo *g = &def->git_repos[i];
 		t.len = 0;
-		repo_dir(&t, g);
+		workload_repo_dir(&t, g->url, g->commit);
 		w_lit(w, ",");
 		if (g->installed_path && g->installed_path[0] == '/')
 			w_lit(w, g->installed_path);

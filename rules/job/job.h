@@ -65,6 +65,9 @@ int cmd_job(int argc, char **argv);
 /* `kunai phase phases/NAME.stamp`: runs the campaign phase NAME (rules/job/phase.c);
  * returns the exit status. */
 int cmd_phase(int argc, char **argv);
+/* `kunai installable install|uninstall`: one install edge of build.ninja
+ * (rules/job/install.c); returns the exit status. */
+int cmd_installable(int argc, char **argv);
 
 /* How a wait ended. */
 enum job_wait {

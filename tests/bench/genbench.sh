@@ -48,7 +48,7 @@ maxbytes = "4G"
 iters = 100
 T
 # rules whose run edge only touches the stamp, so the no-op rebuild is measurable
-printf 'rule report\n  command = true\nrule plot\n  command = true\nrule html\n  command = true\nrule phase\n  command = touch $out\n' >"$tmp/rules/common.ninja"
+printf 'rule report\n  command = true\nrule plot\n  command = true\nrule html\n  command = true\nrule phase\n  command = touch $out\nrule install\n  command = touch $out\nrule uninstall\n  command = true\n' >"$tmp/rules/common.ninja"
 printf 'rule run\n  command = touch $out\n  pool = jobs\nrule start\n  command = touch $out\n' \
 	>"$tmp/rules/slurm.ninja"
 
