@@ -127,15 +127,15 @@ num_nodes = 2'
 		s="$s$(printf '[[Tests]]\nid = "t%s"\ntest_name = "mid"\n' "$i")"$'\n'
 	done
 	gen "$s"
+	local gets creates t0=$SECONDS
 	run "$NINJA" -C "$B" run
 	[ "$status" -eq 0 ]
-	local gets creates
 	gets=$(grep -c ' get pods,jobs.batch -l kunai.dev/build=' "$W/k8s/calls.log")
 	creates=$(grep -c ' create -f ' "$W/k8s/calls.log")
-	echo "8 jobs of 4 s: $gets polls"
+	echo "8 jobs of 4 s in $((SECONDS - t0)) s: $gets polls"
 	[ "$creates" -eq 8 ]
-	# a poll each 2 s for all eight, not one per job
-	[ "$gets" -ge 1 ] && [ "$gets" -le 5 ]
+	# at most a poll each 2 s for all eight (and the first), not one per job
+	[ "$gets" -ge 1 ] && [ "$gets" -le $(((SECONDS - t0) / 2 + 2)) ]
 }
 
 @test "OOMKilled is infra, a lost node is node-fail, the deadline is timeout; no process left" {
