@@ -86,6 +86,7 @@ static const struct arg_schema gemm_args[] = {
 	{"expect_gpus", ARG_INT, NULL, NULL, false},
 	{"cpu", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 };
 
 static const struct arg_schema health_args[] = {
@@ -93,6 +94,7 @@ static const struct arg_schema health_args[] = {
 	{"nvidia_smi", ARG_STRING, NULL, NULL, false},
 	{"no_dmesg", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 };
 
 static const struct arg_schema train_smoke_args[] = {
@@ -110,6 +112,7 @@ static const struct arg_schema train_smoke_args[] = {
 	{"expect_gpus", ARG_INT, NULL, NULL, false},
 	{"cpu", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 };
 
 /* Schema keys that configure the launch, not the program. */
@@ -117,7 +120,7 @@ static bool
 launch_key(const char *key)
 {
 	return strcmp(key, "ranks") == 0 || strcmp(key, "mpirun") == 0 || strcmp(key, "mpirun_args") == 0 ||
-	       strcmp(key, "expect_gpus") == 0;
+	       strcmp(key, "expect_gpus") == 0 || strcmp(key, "docker_image_url") == 0;
 }
 
 /* Appends " " and the words of s (arguments written in TOML), if any. */
@@ -225,14 +228,14 @@ const struct workload wl_kunai[WL_KUNAI_COUNT] = {
 		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 	/* GEMM throughput: one process per node drives every GPU of it, or the CPU path */
 	[WL_KUNAI_GEMM] = {.name = "KunaiGemm", .program = "gemm", .args = gemm_args, .n_args = LEN(gemm_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 	/* GPU inventory and health gates, one process per node. A machine without nvidia-smi prints [RESULT] SKIPPED unless GPUs are expected: that passes, so the default local campaign can start with it on a machine without GPUs */
 	[WL_KUNAI_HEALTH] = {.name = "KunaiHealth", .program = "health", .args = health_args, .n_args = LEN(health_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = some_result, .none_of = no_failure, .grader = "kunai"},
 	/* training smoke test: a tiny MLP on one GPU per node, or the CPU */
 	[WL_KUNAI_TRAIN] = {.name = "KunaiTrainSmoke", .program = "train_smoke", .args = train_smoke_args, .n_args = LEN(train_smoke_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 };
