@@ -292,3 +292,26 @@ drivers() {
 	[ "$(jf "$B/f/0/job.json" attempt)" = 2 ]
 	[ "$(objects)" -eq 0 ]
 }
+
+@test "NcclTest as an MPIJob: the launcher's log is stdout.txt and passes the check, the workers are listed" {
+	mkdir -p "$W/bin"
+	# a fake mpirun: what nccl-tests prints when all went well (the launcher pod runs it)
+	cat >"$W/bin/mpirun" <<-'EOF2'
+	#!/bin/sh
+	echo "mpirun $*"
+	echo "# Out of bounds values : 0 OK"
+	echo "# Avg bus bandwidth    : 123.4"
+	EOF2
+	chmod +x "$W/bin/mpirun"
+	printf 'name = "nccl"\ndescription = "d"\ntest_template_name = "NcclTest"\n[cmd_args]\ndocker_image_url = "nvcr.io#nvidia/pytorch:24.02-py3"\nsubtest_name = "all_reduce_perf_mpi"\n' \
+		>"$C/tests/nccl.toml"
+	one n nccl 'num_nodes = 2'
+	PATH=$W/bin:$PATH run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$(jf "$B/n/0/job.json" job_id)" == mpijob:kunai-n-0-* ]]
+	[ "$(jf "$B/n/0/job.json" outcome)" = passed ]
+	grep -q '^mpirun --allow-run-as-root -np 16 ' "$B/n/0/stdout.txt"
+	[ "$(wc -l <"$B/n/0/pods.txt")" -eq 3 ]
+	[[ "$(head -1 "$B/n/0/pods.txt")" == kunai-n-0-*-launcher-fake" fake-node-0 Succeeded" ]]
+	[ "$(objects)" -eq 0 ]
+}
