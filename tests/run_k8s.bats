@@ -315,3 +315,33 @@ drivers() {
 	[[ "$(head -1 "$B/n/0/pods.txt")" == kunai-n-0-*-launcher-fake" fake-node-0 Succeeded" ]]
 	[ "$(objects)" -eq 0 ]
 }
+
+@test "start_post_init waits for the object's pods to run; end_post_comp deletes the other run's object" {
+	tst mid 'sleep 3'
+	gen '[[Tests]]
+id = "a"
+test_name = "mid"
+[[Tests]]
+id = "i"
+test_name = "ok"
+  [[Tests.dependencies]]
+  type = "start_post_init"
+  id = "a"
+[[Tests]]
+id = "s"
+test_name = "long"
+  [[Tests.dependencies]]
+  type = "end_post_comp"
+  id = "a"'
+	run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# i was created once a's pod ran, before a ended
+	[ "$(grep -n ' create -f i/0/' "$W/k8s/calls.log" | cut -d: -f1)" -gt \
+		"$(grep -n ' create -f a/0/' "$W/k8s/calls.log" | cut -d: -f1)" ]
+	[[ "$(jf "$B/i/0/job.json" start_time)" < "$(jf "$B/a/0/job.json" end_time)" ||
+		"$(jf "$B/i/0/job.json" start_time)" == "$(jf "$B/a/0/job.json" end_time)" ]]
+	[ "$(jf "$B/s/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/s/0/job.json" reason)" = "stopped: a completed" ]
+	! pgrep -f 'sleep 4712'
+	[ "$(objects)" -eq 0 ]
+}
