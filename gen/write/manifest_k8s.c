@@ -1,8 +1,9 @@
 /* manifest_k8s.c: the Kubernetes object of a run on a kubernetes system,
  * written as JSON (cJSON, keys in a fixed order, so the same campaign gives
  * the same bytes): a batch/v1 Job for a single-pod run, a Kubeflow MPIJob
- * (kubeflow.org/v2beta1) for NcclTest as CloudAI runs it, a JobSet
- * (jobset.x-k8s.io/v1alpha2) for any other multi-pod run. Nothing here names
+ * (kubeflow.org/v2beta1) for NcclTest as CloudAI runs it and for kunai's
+ * MPI programs, a JobSet (jobset.x-k8s.io/v1alpha2) for any other multi-pod
+ * run. Nothing here names
  * the build dir's absolute path: the runner adds the build dir's label when
  * it applies the object. */
 #include <cjson/cJSON.h>
@@ -315,7 +316,11 @@ job(const struct run *r, const char *name)
 const char *
 manifest_k8s_kind(const struct run *r)
 {
-	if (strcmp(r->def->wl->name, "NcclTest") == 0)
+	const struct workload *wl = r->def->wl;
+
+	/* NcclTest as CloudAI runs it; kunai's MPI programs the same way: the
+	 * launcher's mpirun starts a rank per GPU across the workers */
+	if (strcmp(wl->name, "NcclTest") == 0 || (wl->program && wl->uses_mpi && wl->uses_mpi(r)))
 		return "MPIJob";
 	return r->num_nodes > 1 ? "JobSet" : "Job";
 }
