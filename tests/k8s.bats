@@ -97,3 +97,39 @@ validate() {
 	echo "$n manifests validated"
 	[ "$n" -ge 9 ]
 }
+
+@test "node_selector and tolerations: located errors for what Kubernetes would refuse" {
+	local d=$BATS_TEST_DIRNAME/cases/k8s/placement c=$BATS_TEST_TMPDIR/c
+	mkdir -p "$c"
+	cp -r "$d/tests" "$d/scenario.toml" "$c/"
+	cat >"$c/system.toml" <<-'T'
+	name = "bad"
+	scheduler = "kubernetes"
+	install_path = "./install"
+	output_path = "./results"
+	[node_selector]
+	"bad key!" = "x"
+	zone = "-edge"
+	count = 3
+	[[tolerations]]
+	operator = "exists"
+	effect = "NoSchedule"
+	colour = "red"
+	[[tolerations]]
+	key = "k"
+	operator = "Exists"
+	value = "v"
+	toleration_seconds = 5
+	T
+	run -1 "$KUNAI" gen --system-config "$c/system.toml" --tests-dir "$c/tests" --test-scenario "$c/scenario.toml" \
+		-o "$BATS_TEST_TMPDIR/out"
+	echo "$output"
+	[[ $output == *"system.toml:6:1: error: node_selector: 'bad key!' is not a label key: it must be letters, digits"* ]]
+	[[ $output == *"system.toml:7:8: error: node_selector 'zone': '-edge' is not a label value"* ]]
+	[[ $output == *"system.toml:8:9: error: node_selector 'count' must be a string, not an integer"* ]]
+	[[ $output == *"system.toml:10:12: error: toleration operator 'exists' is not Equal or Exists"* ]]
+	[[ $output == *"system.toml:12:1: error: unknown key 'colour'"* ]]
+	[[ $output == *"system.toml:16:9: error: a toleration with operator Exists takes no value"* ]]
+	[[ $output == *"system.toml:17:22: error: toleration_seconds needs effect = \"NoExecute\""* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/out/build.ninja" ]
+}

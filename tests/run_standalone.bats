@@ -342,7 +342,7 @@ test_name = "ok"'
 	run -2 "$KUNAI" job run --scheduler standalone --time-limit -3 a/0
 	run -1 "$KUNAI" job run --scheduler standalone no/such/dir
 	run -1 "$KUNAI" job run --scheduler kubernetes a/0
-	[ "$output" = "kunai: the kubernetes backend is not implemented yet" ]
+	[[ "$output" == *"a/0/k8s.json: "*"(run kunai gen)"* ]]
 	run "$KUNAI" help job
 	[[ "$output" == *"--stop-with ID"* ]]
 }

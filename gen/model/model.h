@@ -77,6 +77,12 @@ struct system {
 	/* kubernetes */
 	const char *kube_config_path, *default_namespace;
 	int use_host_network; /* -1 unset */
+	struct argset node_selector; /* [node_selector]: label = value (string values) */
+	struct k8s_toleration {
+		const char *key, *operator, *value, *effect; /* NULL: not given */
+		long seconds;                                /* -1: not given */
+	} *tolerations; /* [[tolerations]] */
+	size_t n_tolerations;
 };
 
 struct nsys {

@@ -1,5 +1,6 @@
 /* model_system.c: a system TOML (CloudAI's System models, REFERENCE.md §2)
  * -> struct system. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ static const char *const slurm_keys[] = {
 
 static const char *const kubernetes_keys[] = {
 	BASE_KEYS, "kube_config_path", "default_namespace", "use_host_network", "gpus_per_node",
-	NULL,
+	"node_selector", "tolerations", NULL,
 };
 
 /* Checked for verify-configs only: kunai cannot run them. */
@@ -299,9 +300,111 @@ load_slurm(struct mctx *c, struct system *s, const struct toml_value *root)
 		s->supports_gpu_directives = b;
 }
 
+/* A label key ([prefix/]name) or value as Kubernetes takes them: name parts
+ * of [A-Za-z0-9._-], starting and ending alphanumeric, at most 63 bytes; a
+ * prefix of at most 253. Returns NULL or what is wrong. */
+static const char *
+k8s_label_problem(const char *s, size_t len, bool key)
+{
+	const char *slash = key ? memchr(s, '/', len) : NULL, *name = slash ? slash + 1 : s;
+	size_t n = len - (size_t)(name - s), i;
+
+	if (slash && (slash == s || slash - s > 253))
+		return "its prefix must be 1 to 253 characters";
+	if ((key && n == 0) || n > 63)
+		return key ? "its name must be 1 to 63 characters" : "it must be at most 63 characters";
+	for (i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)name[i]) || ((name[i] == '-' || name[i] == '_' || name[i] == '.') &&
+		                                          i > 0 && i + 1 < n)))
+			return "it must be letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
+	return NULL;
+}
+
+/* [node_selector]: label = "value", each a located error when Kubernetes
+ * would refuse it. */
+static void
+load_node_selector(struct mctx *c, struct system *s, const struct toml_value *t)
+{
+	const struct toml_keyval *kv;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < t->u.table->len; i++) {
+		kv = &t->u.table->items[i];
+		if (kv->value->type != TOML_STRING) {
+			merr(c, kv->value->pos, "node_selector '%s' must be a string, not %s", m_shown(c, kv->key),
+			     m_a_type(kv->value));
+			continue;
+		}
+		if ((why = k8s_label_problem(kv->key, kv->key_len, true)))
+			merr(c, kv->pos, "node_selector: '%s' is not a label key: %s", m_shown(c, kv->key), why);
+		else if ((why = k8s_label_problem(kv->value->u.str.s, kv->value->u.str.len, false)))
+			merr(c, kv->value->pos, "node_selector '%s': '%s' is not a label value: %s", kv->key,
+			     m_shown(c, kv->value->u.str.s), why);
+		else
+			argset_add(c->a, &s->node_selector, kv->key, kv->pos, kv->value);
+	}
+}
+
+/* [[tolerations]]: key, operator (Equal, Exists), value, effect
+ * (NoSchedule, PreferNoSchedule, NoExecute), toleration_seconds. */
+static void
+load_tolerations(struct mctx *c, struct system *s, const struct toml_value *v)
+{
+	static const char *const keys[] = {"key", "operator", "value", "effect", "toleration_seconds", NULL};
+	static const char *const ops[] = {"Equal", "Exists"};
+	static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+	const struct toml_value *t;
+	struct k8s_toleration *o;
+	size_t i, k;
+	bool found;
+
+	if (v->type != TOML_ARRAY) {
+		merr(c, v->pos, "'tolerations' must be an array of tables ([[tolerations]]), not %s", m_a_type(v));
+		return;
+	}
+	s->tolerations = arena_alloc(c->a, (v->u.array->len ? v->u.array->len : 1) * sizeof(*s->tolerations));
+	for (i = 0; i < v->u.array->len; i++) {
+		t = v->u.array->items[i];
+		if (t->type != TOML_TABLE) {
+			merr(c, t->pos, "a toleration must be a table, not %s", m_a_type(t));
+			continue;
+		}
+		m_check_keys(c, t, keys);
+		o = &s->tolerations[s->n_tolerations++];
+		memset(o, 0, sizeof(*o));
+		o->seconds = -1;
+		m_str(c, t, "key", false, &o->key);
+		m_str(c, t, "operator", false, &o->operator);
+		m_str(c, t, "value", false, &o->value);
+		m_str(c, t, "effect", false, &o->effect);
+		m_int(c, t, "toleration_seconds", false, 0, &o->seconds);
+		for (k = 0, found = !o->operator; !found && k < LEN(ops); k++)
+			found = strcmp(o->operator, ops[k]) == 0;
+		if (!found)
+			merr(c, m_kv(t, "operator")->value->pos, "toleration operator '%s' is not Equal or Exists",
+			     m_shown(c, o->operator));
+		for (k = 0, found = !o->effect; !found && k < LEN(effects); k++)
+			found = strcmp(o->effect, effects[k]) == 0;
+		if (!found)
+			merr(c, m_kv(t, "effect")->value->pos,
+			     "toleration effect '%s' is not NoSchedule, PreferNoSchedule or NoExecute",
+			     m_shown(c, o->effect));
+		if (o->operator && strcmp(o->operator, "Exists") == 0 && o->value && *o->value)
+			merr(c, m_kv(t, "value")->value->pos, "a toleration with operator Exists takes no value");
+		if (!o->key && (!o->operator || strcmp(o->operator, "Exists") != 0))
+			merr(c, t->pos, "a toleration without a key must have operator = \"Exists\"");
+		if (o->seconds >= 0 && (!o->effect || strcmp(o->effect, "NoExecute") != 0))
+			merr(c, m_kv(t, "toleration_seconds")->value->pos,
+			     "toleration_seconds needs effect = \"NoExecute\"");
+	}
+}
+
 static void
 load_kubernetes(struct mctx *c, struct system *s, const struct toml_value *root)
 {
+	const struct toml_keyval *kv;
+
 	long n;
 	bool b;
 
@@ -313,6 +416,14 @@ load_kubernetes(struct mctx *c, struct system *s, const struct toml_value *root)
 	s->gpus_per_node = 1;
 	if (m_int(c, root, "gpus_per_node", false, 0, &n) && m_kv(root, "gpus_per_node"))
 		s->gpus_per_node = (int)n;
+	if ((kv = m_kv(root, "node_selector"))) {
+		if (kv->value->type == TOML_TABLE)
+			load_node_selector(c, s, kv->value);
+		else
+			merr(c, kv->value->pos, "'node_selector' must be a table, not %s", m_a_type(kv->value));
+	}
+	if ((kv = m_kv(root, "tolerations")))
+		load_tolerations(c, s, kv->value);
 }
 
 /* Only what verify-configs can check of systems kunai does not run. */

@@ -35,6 +35,7 @@ static const struct arg_schema allreduce_args[] = {
 	{"expect_gpus", ARG_INT, NULL, NULL, false},
 	{"cpu", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 	MPI_ARGS,
 };
 
@@ -50,6 +51,7 @@ static const struct arg_schema bisection_args[] = {
 	{"expect_gpus", ARG_INT, NULL, NULL, false},
 	{"cpu", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 	MPI_ARGS,
 };
 
@@ -68,6 +70,7 @@ static const struct arg_schema ddp_smoke_args[] = {
 	{"expect_gpus", ARG_INT, NULL, NULL, false},
 	{"cpu", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 	MPI_ARGS,
 };
 
@@ -86,6 +89,7 @@ static const struct arg_schema gemm_args[] = {
 	{"expect_gpus", ARG_INT, NULL, NULL, false},
 	{"cpu", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 };
 
 static const struct arg_schema health_args[] = {
@@ -93,6 +97,7 @@ static const struct arg_schema health_args[] = {
 	{"nvidia_smi", ARG_STRING, NULL, NULL, false},
 	{"no_dmesg", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 };
 
 static const struct arg_schema train_smoke_args[] = {
@@ -110,6 +115,7 @@ static const struct arg_schema train_smoke_args[] = {
 	{"expect_gpus", ARG_INT, NULL, NULL, false},
 	{"cpu", ARG_BOOL, "False", NULL, false},
 	{"force_wrong", ARG_BOOL, "False", NULL, false},
+	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
 };
 
 /* Schema keys that configure the launch, not the program. */
@@ -117,7 +123,7 @@ static bool
 launch_key(const char *key)
 {
 	return strcmp(key, "ranks") == 0 || strcmp(key, "mpirun") == 0 || strcmp(key, "mpirun_args") == 0 ||
-	       strcmp(key, "expect_gpus") == 0;
+	       strcmp(key, "expect_gpus") == 0 || strcmp(key, "docker_image_url") == 0;
 }
 
 /* Appends " " and the words of s (arguments written in TOML), if any. */
@@ -213,26 +219,26 @@ no_mpi(const struct run *r)
 const struct workload wl_kunai[WL_KUNAI_COUNT] = {
 	/* all-reduce benchmark: one MPI rank per GPU with NCCL, or MPI_Allreduce on the CPU, printing nccl-tests' format (NcclTest's grader reads it, min_busbw included) */
 	[WL_KUNAI_ALLREDUCE] = {.name = "KunaiAllReduce", .program = "allreduce", .args = allreduce_args, .n_args = LEN(allreduce_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = ranks_per_gpu,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = ranks_per_gpu,
 		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "nccl"},
 	/* bisection bandwidth: rank r exchanges with rank r + n/2 over NCCL send/recv, or MPI on the CPU; rows in nccl-tests' format */
 	[WL_KUNAI_BISECTION] = {.name = "KunaiBisection", .program = "bisection", .args = bisection_args, .n_args = LEN(bisection_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = ranks_per_gpu,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = ranks_per_gpu,
 		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "bisection"},
 	/* data-parallel training smoke test: one MPI rank per GPU, gradients all-reduced with NCCL, or with MPI on the CPU */
 	[WL_KUNAI_DDP] = {.name = "KunaiDdpSmoke", .program = "ddp_smoke", .args = ddp_smoke_args, .n_args = LEN(ddp_smoke_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = ranks_per_gpu,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = ranks_per_gpu,
 		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 	/* GEMM throughput: one process per node drives every GPU of it, or the CPU path */
 	[WL_KUNAI_GEMM] = {.name = "KunaiGemm", .program = "gemm", .args = gemm_args, .n_args = LEN(gemm_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 	/* GPU inventory and health gates, one process per node. A machine without nvidia-smi prints [RESULT] SKIPPED unless GPUs are expected: that passes, so the default local campaign can start with it on a machine without GPUs */
 	[WL_KUNAI_HEALTH] = {.name = "KunaiHealth", .program = "health", .args = health_args, .n_args = LEN(health_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = some_result, .none_of = no_failure, .grader = "kunai"},
 	/* training smoke test: a tiny MLP on one GPU per node, or the CPU */
 	[WL_KUNAI_TRAIN] = {.name = "KunaiTrainSmoke", .program = "train_smoke", .args = train_smoke_args, .n_args = LEN(train_smoke_args),
-		.schedulers = WL_STANDALONE | WL_SLURM, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 };

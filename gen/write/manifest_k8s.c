@@ -1,8 +1,9 @@
 /* manifest_k8s.c: the Kubernetes object of a run on a kubernetes system,
  * written as JSON (cJSON, keys in a fixed order, so the same campaign gives
  * the same bytes): a batch/v1 Job for a single-pod run, a Kubeflow MPIJob
- * (kubeflow.org/v2beta1) for NcclTest as CloudAI runs it, a JobSet
- * (jobset.x-k8s.io/v1alpha2) for any other multi-pod run. Nothing here names
+ * (kubeflow.org/v2beta1) for NcclTest as CloudAI runs it and for kunai's
+ * MPI programs, a JobSet (jobset.x-k8s.io/v1alpha2) for any other multi-pod
+ * run. Nothing here names
  * the build dir's absolute path: the runner adds the build dir's label when
  * it applies the object. */
 #include <cjson/cJSON.h>
@@ -151,8 +152,60 @@ container(const struct run *r, const char *name, int gpus, enum role role)
 	return c;
 }
 
+/* Where the pods may run: the system's node_selector and tolerations, and
+ * the test's explicit nodes as a required node affinity on the hostname. */
+static void
+placement(const struct run *r, cJSON *spec)
+{
+	const struct system *s = r->c->system;
+	cJSON *ns, *tols, *t, *aff, *na, *req, *terms, *term, *exprs, *e, *vals;
+	size_t i;
+
+	if (s->node_selector.len) {
+		ns = cJSON_AddObjectToObject(spec, "nodeSelector");
+		for (i = 0; i < s->node_selector.len; i++)
+			cJSON_AddStringToObject(ns, s->node_selector.items[i].key,
+			                        s->node_selector.items[i].val->u.str.s);
+	}
+	if (r->nodes.len) {
+		aff = cJSON_AddObjectToObject(spec, "affinity");
+		na = cJSON_AddObjectToObject(aff, "nodeAffinity");
+		req = cJSON_AddObjectToObject(na, "requiredDuringSchedulingIgnoredDuringExecution");
+		terms = cJSON_AddArrayToObject(req, "nodeSelectorTerms");
+		term = cJSON_CreateObject();
+		exprs = cJSON_AddArrayToObject(term, "matchExpressions");
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "key", "kubernetes.io/hostname");
+		cJSON_AddStringToObject(e, "operator", "In");
+		vals = cJSON_AddArrayToObject(e, "values");
+		for (i = 0; i < r->nodes.len; i++)
+			cJSON_AddItemToArray(vals, cJSON_CreateString(r->nodes.items[i]));
+		cJSON_AddItemToArray(exprs, e);
+		cJSON_AddItemToArray(terms, term);
+	}
+	if (s->n_tolerations) {
+		tols = cJSON_AddArrayToObject(spec, "tolerations");
+		for (i = 0; i < s->n_tolerations; i++) {
+			const struct k8s_toleration *o = &s->tolerations[i];
+
+			t = cJSON_CreateObject();
+			if (o->key)
+				cJSON_AddStringToObject(t, "key", o->key);
+			if (o->operator)
+				cJSON_AddStringToObject(t, "operator", o->operator);
+			if (o->value)
+				cJSON_AddStringToObject(t, "value", o->value);
+			if (o->effect)
+				cJSON_AddStringToObject(t, "effect", o->effect);
+			if (o->seconds >= 0)
+				cJSON_AddNumberToObject(t, "tolerationSeconds", (double)o->seconds);
+			cJSON_AddItemToArray(tols, t);
+		}
+	}
+}
+
 /* The pod template: its labels, then a spec with one container, the shared
- * memory volume, host networking when the system asks for it. */
+ * memory volume, host networking when the system asks for it, placement. */
 static cJSON *
 pod_template(const struct run *r, const char *cname, enum role role)
 {
@@ -167,6 +220,7 @@ pod_template(const struct run *r, const char *cname, enum role role)
 		cJSON_AddTrueToObject(spec, "hostNetwork");
 		cJSON_AddStringToObject(spec, "dnsPolicy", "ClusterFirstWithHostNet");
 	}
+	placement(r, spec);
 	cs = cJSON_AddArrayToObject(spec, "containers");
 	cJSON_AddItemToArray(cs, container(r, cname, role == ROLE_LAUNCHER ? 0 : s->gpus_per_node, role));
 	vols = cJSON_AddArrayToObject(spec, "volumes");
@@ -262,7 +316,11 @@ job(const struct run *r, const char *name)
 const char *
 manifest_k8s_kind(const struct run *r)
 {
-	if (strcmp(r->def->wl->name, "NcclTest") == 0)
+	const struct workload *wl = r->def->wl;
+
+	/* NcclTest as CloudAI runs it; kunai's MPI programs the same way: the
+	 * launcher's mpirun starts a rank per GPU across the workers */
+	if (strcmp(wl->name, "NcclTest") == 0 || (wl->program && wl->uses_mpi && wl->uses_mpi(r)))
 		return "MPIJob";
 	return r->num_nodes > 1 ? "JobSet" : "Job";
 }

@@ -1,7 +1,7 @@
 /* job.c: `kunai job run|start`, the runner behind `ninja run`: one run dir,
  * one job. It refuses a second ninja on the build dir, reattaches to a job
  * that an earlier invocation left running, keeps earlier attempts, submits
- * (job_standalone.c, job_slurm.c), waits, records DIR/job.json with the
+ * (job_standalone.c, job_slurm.c, job_k8s.c), waits, records DIR/job.json with the
  * outcome class and writes the stamp only when the run passed. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -172,7 +172,8 @@ static int
 archive(struct job *j)
 {
 	static const char *const files[] = {"job.json", "stdout.txt", "stderr.txt", "kunai.start",
-	                                    "kunai.exit", "mapping-stdout.txt", "mapping-stderr.txt"};
+	                                    "kunai.exit", "mapping-stdout.txt", "mapping-stderr.txt",
+	                                    "k8s.applied.json", "pods.txt", "pods"};
 	struct buf from = {0}, to = {0};
 	int n = j->have_info ? j->info.attempt : 0, next;
 	bool any = false;
@@ -219,7 +220,9 @@ static const char *const sched_names[] = {"standalone", "slurm", "kubernetes"};
 static enum job_wait
 backend_wait(struct job *j, bool want_start)
 {
-	return j->sched == JOB_SLURM ? slurm_wait(j, want_start) : sa_wait(j, want_start);
+	return j->sched == JOB_SLURM        ? slurm_wait(j, want_start)
+	       : j->sched == JOB_KUBERNETES ? k8s_wait(j, want_start)
+	                                    : sa_wait(j, want_start);
 }
 
 /* Ends the job: for a signal (cancelled) or for --stop-with. */
@@ -228,6 +231,8 @@ backend_cancel(struct job *j)
 {
 	if (j->sched == JOB_SLURM)
 		slurm_cancel(j);
+	else if (j->sched == JOB_KUBERNETES)
+		k8s_cancel(j);
 	else
 		sa_cancel(j);
 }
@@ -372,8 +377,9 @@ run(struct job *j)
 	}
 	/* job.json says the last attempt was being submitted, with no job id:
 	 * the driver died in between; the job may be queued all the same */
-	if (j->sched == JOB_SLURM && j->have_info && !j->info.outcome && !j->info.job_id && j->info.state &&
-	    strcmp(j->info.state, "SUBMITTED") == 0 && slurm_find_submitted(j)) {
+	if (j->sched != JOB_STANDALONE && j->have_info && !j->info.outcome && !j->info.job_id && j->info.state &&
+	    strcmp(j->info.state, "SUBMITTED") == 0 &&
+	    (j->sched == JOB_SLURM ? slurm_find_submitted(j) : k8s_find_submitted(j))) {
 		warn("%s: found job %s, submitted before the driver died; not submitting again", j->dir,
 		     j->info.job_id);
 		j->info.scheduler = sched_names[j->sched];
@@ -394,10 +400,12 @@ run(struct job *j)
 				return 1;
 			/* on disk before sbatch: a driver killed before job.json
 			 * gets the id leaves this, and the next one looks first */
-			if (j->sched == JOB_SLURM && !job_save(j))
+			if (j->sched != JOB_STANDALONE && !job_save(j))
 				return 1;
 			retryable = false;
-			if (!(j->sched == JOB_SLURM ? slurm_submit(j, &retryable) : sa_submit(j))) {
+			if (!(j->sched == JOB_SLURM        ? slurm_submit(j, &retryable)
+			      : j->sched == JOB_KUBERNETES ? k8s_submit(j, &retryable)
+			                                   : sa_submit(j))) {
 				j->info.collected = true;
 				if (!j->info.outcome)
 					j->info.outcome = outcome_name(OUTCOME_INFRA);
@@ -462,10 +470,6 @@ cmd_job(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 1;
-	if (j.sched == JOB_KUBERNETES) {
-		warn("the kubernetes backend is not implemented yet");
-		goto out;
-	}
 	if (stat(j.dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		warn("job: %s is not a run dir (run kunai job from the build dir):", j.dir);
 		goto out;
@@ -483,8 +487,8 @@ cmd_job(int argc, char **argv)
 	if (fd < 0)
 		goto out;
 	rc = run(&j);
-	if (j.sched == JOB_SLURM)
-		slurm_release(&j);
+	if (j.sched != JOB_STANDALONE)
+		poll_release(&j);
 	close(fd);
 out:
 	arena_free(&j.arena);

@@ -1,6 +1,7 @@
 /* job.h: `kunai job`, the runner behind `ninja run` (job.c: job.json,
  * outcomes, attempts, locks; job_args.c: flags; job_standalone.c: local process groups;
- * job_slurm.c: sbatch, the batched poller, final states; job_proc.c:
+ * job_slurm.c: sbatch, the batched poller, final states; job_k8s.c,
+ * job_k8s_state.c: kubectl create/get/logs/delete; job_proc.c:
  * processes, clocks, signals, records). */
 #ifndef KUNAI_JOB_H
 #define KUNAI_JOB_H
@@ -56,7 +57,9 @@ struct job {
 	const char *stopped_by;
 	double stop_checked; /* monotonic time of the last --stop-with check */
 	long child;          /* standalone: our child's pid, 0 when not ours */
-	struct slurm_watch *watch; /* slurm: this waiter's view of the poller */
+	struct slurm_watch *watch; /* slurm, kubernetes: this waiter's view of the poller */
+	/* kubernetes (job_k8s.c), from kunai.json and k8s.json */
+	const char *kubeconfig, *k8s_namespace, *k8s_build, *k8s_kind, *k8s_run;
 };
 
 /* `kunai job run|start`: returns the process exit status (0 passed, 1 not,
@@ -184,6 +187,30 @@ int slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, boo
 /* Removes this waiter's registration under .kunai/waiting; frees its state. */
 void slurm_release(struct job *j);
 
+/* ---- job_k8s.c, job_k8s_state.c ------------------------------------------------ */
+
+/* kubectl create of the run's k8s.json (labelled, renamed: k8s.applied.json);
+ * as slurm_submit. */
+bool k8s_submit(struct job *j, bool *retryable);
+enum job_wait k8s_wait(struct job *j, bool want_start);
+/* The live object of this run and attempt (by label), after a driver died
+ * between kubectl create and job.json. */
+bool k8s_find_submitted(struct job *j);
+/* Collects the pods' logs and deletes the object; info gets CANCELLED. */
+void k8s_cancel(struct job *j);
+/* The poller's query (job_poll.c): rows for ids into rows; false when the
+ * API server could not be asked. */
+bool k8s_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
+/* Rows for ids from `kubectl get ... -o json` output; false when it is not
+ * such a list. */
+bool k8s_rows(const char *json, char *const *ids, size_t n, struct buf *rows);
+/* "jobs.batch" for "Job" or an id "job:NAME"; NULL for another kind. */
+const char *k8s_resource(const char *kind_or_id);
+/* "job" for "Job": the prefix of the kind's job ids. */
+const char *k8s_id_prefix(const char *kind);
+/* Whether kubectl's stderr says the API server was briefly out of reach. */
+bool k8s_transient(const char *err);
+
 /* ---- job_poll.c ---------------------------------------------------------- */
 
 /* Registers j's job with the build dir's poller; false after reporting. */
@@ -200,12 +227,15 @@ void poll_release(struct job *j);
 
 /* Parsers (job_slurm.c), exposed for tests/unit/job_test.c. */
 struct slurm_row {
-	char id[32];
+	char id[96];
 	char state[32];
 	int exit_code, signal; /* -1: unknown */
 	double submit, start, end; /* 0: unknown */
 	char nodes[256];
+	char reason[200]; /* an optional 8th field: why (kubernetes) */
 };
+/* Appends r to out as a line of poll.state (sacct's -P layout, reason last). */
+void poll_row_line(struct buf *out, const struct slurm_row *r);
 /* One line of `sacct -X -n -P -o JobID,State,ExitCode,Submit,Start,End,NodeList`. */
 bool slurm_parse_sacct(const char *line, struct slurm_row *r);
 /* One line of `scontrol -o show job`. */

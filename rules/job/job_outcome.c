@@ -37,6 +37,8 @@
  *   SIGNALED         yes       failed (standalone: killed by a signal not ours)
  *   LOST             yes       infra (gone without a record)
  *   SUBMIT_FAILED    yes       infra (sbatch refused it)
+ *   IMAGE_PULL_FAILED yes      infra (kubernetes: the image did not pull in time)
+ *   UNSCHEDULABLE    yes       infra (kubernetes: no node for its pods in time)
  *   anything else    yes       infra (a state this table does not know)
  */
 static const struct {
@@ -77,6 +79,8 @@ static const struct {
 	{"SIGNALED", true, OUTCOME_FAILED},
 	{"LOST", true, OUTCOME_INFRA},
 	{"SUBMIT_FAILED", true, OUTCOME_INFRA},
+	{"IMAGE_PULL_FAILED", true, OUTCOME_INFRA},
+	{"UNSCHEDULABLE", true, OUTCOME_INFRA},
 };
 
 enum outcome

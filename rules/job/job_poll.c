@@ -2,8 +2,9 @@
  * They register under .kunai/waiting/<jobid>@<submit>@<pid>; whoever finds
  * the interval passed and gets .kunai/poll.lock runs the query (sacct with
  * --starttime where accounting exists, else one `scontrol -o show job`)
- * for every registered job and writes .kunai/poll.state, in sacct's -P
- * layout; the others read that file. The interval grows from 2 s to
+ * for every registered job (on kubernetes one `kubectl get`, job_k8s.c)
+ * and writes .kunai/poll.state, in sacct's -P layout; the others read that
+ * file. The interval grows from 2 s to
  * --poll-max with the age of the youngest job; an urgent waiter (its job
  * wrote its exit record) may ask URGENT_MS after the last query. */
 #define _POSIX_C_SOURCE 200809L
@@ -240,8 +241,8 @@ put_time(struct buf *out, double t)
 }
 
 /* A row of poll.state, in sacct's -P layout so that one parser reads both. */
-static void
-row_line(struct buf *out, const struct slurm_row *r)
+void
+poll_row_line(struct buf *out, const struct slurm_row *r)
 {
 	buf_printf(out, "%s|%s|", r->id, r->state);
 	if (r->exit_code >= 0)
@@ -252,7 +253,10 @@ row_line(struct buf *out, const struct slurm_row *r)
 	put_time(out, r->start);
 	buf_putc(out, '|');
 	put_time(out, r->end);
-	buf_printf(out, "|%s\n", r->nodes);
+	buf_printf(out, "|%s", r->nodes);
+	if (r->reason[0])
+		buf_printf(out, "|%s", r->reason);
+	buf_putc(out, '\n');
 }
 
 /* Appends the rows of out (sacct -P or scontrol -o lines) whose job is one
@@ -270,7 +274,7 @@ take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct 
 		i = ids_find(s, r.id);
 		if (i >= 0 && !found[i]) {
 			found[i] = true;
-			row_line(rows, &r);
+			poll_row_line(rows, &r);
 		}
 	}
 }
@@ -365,6 +369,21 @@ query(struct job *j, const struct ids *s, struct buf *rows)
 	return ok;
 }
 
+/* The same for the kubernetes backend: one kubectl get (job_k8s.c). */
+static bool
+query_k8s(struct job *j, const struct ids *s, struct buf *rows)
+{
+	char **v = xcalloc(s->n ? s->n : 1, sizeof(*v));
+	size_t i;
+	bool ok;
+
+	for (i = 0; i < s->n; i++)
+		v[i] = s->w[i].id;
+	ok = k8s_query(j, v, s->n, rows);
+	free(v);
+	return ok;
+}
+
 static double
 clamp(double v, double lo, double hi)
 {
@@ -398,7 +417,7 @@ poll_maybe(struct job *j, bool urgent)
 	have = read_state(j);
 	if (!have || (now - w->poll_time) * 1000 >= due) {
 		list_waiting(&s);
-		ok = query(j, &s, &rows);
+		ok = j->sched == JOB_KUBERNETES ? query_k8s(j, &s, &rows) : query(j, &s, &rows);
 		/* young jobs are checked often, old ones rarely; errors back off */
 		if (ok)
 			iv = clamp((now - s.youngest) * 1000 / 2, POLL_MIN_MS, (double)j->poll_max_ms);

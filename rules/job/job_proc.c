@@ -293,8 +293,12 @@ job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out,
 		null = open("/dev/null", O_RDONLY);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
 			_exit(127);
+		/* only 1 and 2 lead to our pipes: what the command leaves
+		 * running (a kubeconfig's credential helper) must not hold them */
 		close(po[0]);
 		close(pe[0]);
+		close(po[1]);
+		close(pe[1]);
 		if (dir && chdir(dir) != 0) {
 			dprintf(2, "kunai: chdir %s: %s\n", dir, strerror(errno));
 			_exit(127);

@@ -91,6 +91,8 @@ slurm_parse_sacct(const char *line, struct slurm_row *r)
 	r->end = parse_time(tmp);
 	if (len[6] && strncmp(f[6], "None", 4) != 0)
 		copy_field(r->nodes, sizeof(r->nodes), f[6], len[6]);
+	if (*p == '|')
+		copy_field(r->reason, sizeof(r->reason), p + 1, strcspn(p + 1, "\n"));
 	return true;
 }
 

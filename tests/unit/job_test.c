@@ -211,6 +211,79 @@ test_records(void)
 	ok(!job_record_field(rec, "sta", &len) && !job_record_field(rec, "nodes", &len), "kunai.start: no prefix match");
 }
 
+/* rows from `kubectl get pods,<kinds> -o json` in the shapes a real API
+ * server gives (trimmed): each object's state from its conditions and pods */
+static void
+test_k8s(void)
+{
+	static const char list[] =
+		"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+		/* a Job past its deadline */
+		"{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"kunai-a-0-h\",\"labels\":"
+		"{\"kunai.dev/run\":\"a.0\",\"kunai.dev/attempt\":\"1\"},\"creationTimestamp\":\"2026-11-22T02:21:10Z\"},"
+		"\"status\":{\"conditions\":[{\"type\":\"FailureTarget\",\"status\":\"True\"},{\"type\":\"Failed\","
+		"\"status\":\"True\",\"reason\":\"DeadlineExceeded\",\"message\":\"Job was active longer than specified "
+		"deadline\",\"lastTransitionTime\":\"2026-11-22T02:26:10Z\"}]}},"
+		/* an MPIJob that succeeded; its launcher pod on node n1 */
+		"{\"kind\":\"MPIJob\",\"metadata\":{\"name\":\"kunai-m-0-h\",\"labels\":{\"kunai.dev/run\":\"m.0\","
+		"\"kunai.dev/attempt\":\"2\"},\"creationTimestamp\":\"2026-11-22T02:21:10Z\"},\"status\":{\"conditions\":"
+		"[{\"type\":\"Created\",\"status\":\"True\"},{\"type\":\"Succeeded\",\"status\":\"True\","
+		"\"lastTransitionTime\":\"2026-11-22T02:22:00Z\"}]}},"
+		"{\"kind\":\"Pod\",\"metadata\":{\"name\":\"kunai-m-0-h-launcher-x\",\"labels\":{\"kunai.dev/run\":\"m.0\","
+		"\"kunai.dev/attempt\":\"2\"}},\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Succeeded\","
+		"\"startTime\":\"2026-11-22T02:21:20Z\",\"containerStatuses\":[{\"name\":\"launcher\",\"state\":"
+		"{\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\"}}}]}},"
+		/* a JobSet whose second pod was OOMKilled; a pod of an older attempt is not its */
+		"{\"kind\":\"JobSet\",\"metadata\":{\"name\":\"kunai-s-0-h\",\"labels\":{\"kunai.dev/run\":\"s.0\","
+		"\"kunai.dev/attempt\":\"1\"},\"creationTimestamp\":\"2026-11-22T02:21:10Z\"},\"status\":{}},"
+		"{\"kind\":\"Pod\",\"metadata\":{\"name\":\"kunai-s-0-h-node-0-1-y\",\"labels\":{\"kunai.dev/run\":\"s.0\","
+		"\"kunai.dev/attempt\":\"1\"}},\"spec\":{\"nodeName\":\"n2\"},\"status\":{\"phase\":\"Failed\","
+		"\"containerStatuses\":[{\"state\":{\"terminated\":{\"exitCode\":137,\"reason\":\"OOMKilled\"}}}]}},"
+		"{\"kind\":\"Pod\",\"metadata\":{\"name\":\"old\",\"labels\":{\"kunai.dev/run\":\"s.0\","
+		"\"kunai.dev/attempt\":\"0\"}},\"spec\":{\"nodeName\":\"n9\"},\"status\":{\"phase\":\"Running\"}},"
+		/* a Job whose pod finds no node */
+		"{\"kind\":\"Job\",\"metadata\":{\"name\":\"kunai-u-0-h\",\"labels\":{\"kunai.dev/run\":\"u.0\","
+		"\"kunai.dev/attempt\":\"1\"}},\"status\":{\"active\":1}},"
+		"{\"kind\":\"Pod\",\"metadata\":{\"name\":\"kunai-u-0-h-z\",\"labels\":{\"kunai.dev/run\":\"u.0\","
+		"\"kunai.dev/attempt\":\"1\"}},\"spec\":{},\"status\":{\"phase\":\"Pending\",\"conditions\":[{\"type\":"
+		"\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\",\"message\":\"0/4 nodes are "
+		"available: 4 Insufficient nvidia.com/gpu.\"}]}}]}";
+	char *ids[] = {"job:kunai-a-0-h", "mpijob:kunai-m-0-h", "jobset:kunai-s-0-h", "job:kunai-u-0-h",
+	               "job:kunai-gone-0-h"};
+	struct buf rows = {0};
+	struct slurm_row r;
+	const char *l;
+
+	ok(k8s_rows(list, ids, 5, &rows), "k8s: a List is read");
+	l = buf_str(&rows);
+	ok(slurm_parse_sacct(l, &r) && strcmp(r.state, "TIMEOUT") == 0 && r.end - r.submit == 300 &&
+	       strncmp(r.reason, "DeadlineExceeded: Job was active", 32) == 0,
+	   "k8s: Failed with DeadlineExceeded is TIMEOUT");
+	l = strchr(l, '\n') + 1;
+	ok(slurm_parse_sacct(l, &r) && strcmp(r.state, "COMPLETED") == 0 && r.exit_code == 0 &&
+	       strcmp(r.nodes, "n1") == 0 && r.start - r.submit == 10,
+	   "k8s: an MPIJob's Succeeded is COMPLETED, its pods give node and start");
+	l = strchr(l, '\n') + 1;
+	ok(slurm_parse_sacct(l, &r) && strcmp(r.state, "OUT_OF_MEMORY") == 0 && strcmp(r.nodes, "n2") == 0 &&
+	       strcmp(r.reason, "OOMKilled: pod kunai-s-0-h-node-0-1-y on n2") == 0,
+	   "k8s: an OOMKilled pod makes OUT_OF_MEMORY; another attempt's pod does not count");
+	l = strchr(l, '\n') + 1;
+	ok(slurm_parse_sacct(l, &r) && strcmp(r.state, "PENDING") == 0 &&
+	       strncmp(r.reason, "Unschedulable: 0/4 nodes", 24) == 0,
+	   "k8s: an unschedulable pod keeps it PENDING, with why");
+	l = strchr(l, '\n') + 1;
+	ok(strcmp(l, "job:kunai-gone-0-h|-\n") == 0, "k8s: an object not listed is unknown");
+	ok(!k8s_rows("error: the server doesn't have a resource type", ids, 1, &rows), "k8s: not JSON is no answer");
+	ok(k8s_transient("The connection to the server 10.0.0.1:6443 was refused - did you specify the right host") &&
+	       k8s_transient("Unable to connect to the server: dial tcp 10.0.0.1:6443: i/o timeout") &&
+	       !k8s_transient("Error from server (NotFound): namespaces \"x\" not found"),
+	   "k8s: transient errors");
+	ok(strcmp(k8s_resource("JobSet"), "jobsets.jobset.x-k8s.io") == 0 &&
+	       strcmp(k8s_resource("mpijob:x"), "mpijobs.kubeflow.org") == 0 && !k8s_resource("Deployment"),
+	   "k8s: resources of kinds and ids");
+	buf_free(&rows);
+}
+
 int
 main(void)
 {
@@ -222,5 +295,6 @@ main(void)
 	test_json();
 	test_times();
 	test_records();
+	test_k8s();
 	return tap_done();
 }
