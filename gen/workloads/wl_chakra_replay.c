@@ -62,7 +62,7 @@ const struct workload wl_chakra_replay = {
 	.schedulers = WL_SLURM,
 	.container = true,
 	.command = command,
-	/* CloudAI reports comms counts and latency tables, no metric: no grader yet */
+	.grader = "chakra_replay",
 	.installables = installables,
 	.n_installables = LEN(installables),
 	.arg_mounts = mounts,

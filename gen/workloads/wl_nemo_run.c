@@ -108,12 +108,13 @@ command(const struct run *r, struct buf *out)
 }
 
 static size_t
-env(const struct run *r, struct wl_env *out, size_t max)
+env(struct arena *a, const struct run *r, struct wl_env *out, size_t max)
 {
 	const char *fsdp = env_of(r, "CLOUDAI_ENABLE_FSDP");
 	long long pp = 1;
 	size_t n = 0;
 
+	(void)a;
 	if (max < 5)
 		return 0;
 	out[n++] = (struct wl_env){"CLOUDAI_NEMO_TASK", workload_value(r, "task"), false};

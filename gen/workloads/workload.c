@@ -2,7 +2,9 @@
  * one entry (wl_kunai.c a table of kunai's own); adding a workload is one
  * line here. The table is sorted by name so that
  * workload_names() lists them in a stable order for "did you mean". */
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "wl_kunai.h"
@@ -15,6 +17,9 @@ extern const struct workload wl_bash_cmd;
 extern const struct workload wl_chakra_replay;
 extern const struct workload wl_ddlb;
 extern const struct workload wl_fio;
+extern const struct workload wl_jax_gpt;
+extern const struct workload wl_jax_grok;
+extern const struct workload wl_jax_nemotron;
 extern const struct workload wl_megatron_bridge;
 extern const struct workload wl_megatron_run;
 extern const struct workload wl_nccl;
@@ -30,6 +35,9 @@ static const struct workload *const workloads[] = {
 	&wl_chakra_replay,
 	&wl_ddlb,
 	&wl_fio,
+	&wl_jax_gpt,
+	&wl_jax_grok,
+	&wl_jax_nemotron,
 	&wl_kunai[WL_KUNAI_ALLREDUCE],
 	&wl_kunai[WL_KUNAI_BISECTION],
 	&wl_kunai[WL_KUNAI_DDP],
@@ -54,6 +62,9 @@ static const char *const workload_name_list[] = {
 	"ChakraReplay",
 	"DDLBTest",
 	"Fio",
+	"JaxToolboxGPT",
+	"JaxToolboxGrok",
+	"JaxToolboxNemotron",
 	"KunaiAllReduce",
 	"KunaiBisection",
 	"KunaiDdpSmoke",
@@ -149,6 +160,39 @@ bool
 workload_true(const char *v)
 {
 	return v && (strcmp(v, "True") == 0 || strcmp(v, "true") == 0);
+}
+
+static const struct arg *
+find_arg(const struct argset *as, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < as->len; i++)
+		if (strcmp(as->items[i].key, key) == 0)
+			return &as->items[i];
+	return NULL;
+}
+
+void
+workload_error(const struct run *r, const char *key, bool env, const char *fmt, ...)
+{
+	const struct arg *g = find_arg(env ? &r->def->extra_env_vars : &r->def->cmd_args, key);
+	struct toml_pos p = g ? g->pos : r->tc->pos;
+	va_list ap;
+
+	fprintf(stderr, "%s:%d:%d: error: ", p.path, p.line, p.col);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (test '%s')\n", r->tc->id);
+}
+
+bool
+workload_is_list(const struct run *r, const char *key)
+{
+	const struct arg *g = find_arg(&r->def->cmd_args, key);
+
+	return g && g->val->type == TOML_ARRAY;
 }
 
 bool

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct arena;
 struct buf;
 struct run;
 
@@ -92,8 +93,20 @@ struct workload {
 	void (*script_body)(const struct run *r, struct buf *out);
 	/* Writes at most max variables to add to r's environment (r's cmd_args
 	 * and env are resolved); returns how many. Values must outlive r
-	 * (constants, or r's own texts). */
-	size_t (*env)(const struct run *r, struct wl_env *out, size_t max);
+	 * (constants, r's own texts, or allocated in a). */
+	size_t (*env)(struct arena *a, const struct run *r, struct wl_env *out, size_t max);
+	/* Optional: CloudAI's checks of a resolved run (its constraint_check, the
+	 * model's validators); reports each failure as a located error
+	 * (workload_error) and returns false. */
+	bool (*check)(const struct run *r);
+	/* Slurm, optional: a container path where every srun of r mounts its run
+	 * directory (after the other mounts). */
+	const char *(*run_dir_mount)(const struct run *r);
+	/* Slurm, optional: as script_body, for a workload that runs its own sruns
+	 * in the test's container: image and mounts are the options
+	 * --container-image=WORD and --container-mounts=WORD (quoted) as the
+	 * other sruns of r have them. */
+	void (*container_body)(const struct run *r, const char *image, const char *mounts, struct buf *out);
 	/* Container mounts "SRC:DST" added after the test's, SRC relative to
 	 * the install dir ("" is the install dir itself); NULL-terminated. */
 	const char *const *install_mounts;
@@ -121,6 +134,13 @@ const char *workload_value_of(const struct run *r, const struct arg_schema *s);
 /* Returns whether v is a true boolean as a command line shows it
  * ("True", "true"; CloudAI prints Python's str(True)). */
 bool workload_true(const char *v);
+/* Reports a located error about run r's cmd_args key (or environment
+ * variable key, when env): at the key in the test's TOML, else at the test
+ * case. */
+void workload_error(const struct run *r, const char *key, bool env, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Returns whether the test gives key as a TOML list (a sweep). */
+bool workload_is_list(const struct run *r, const char *key);
 /* Returns whether key was written as a TOML boolean (or a list of them). */
 bool workload_is_bool(const struct run *r, const char *key);
 /* Appends the test's extra_cmd_args, each as " k v" (sep ' ') or " k=v"

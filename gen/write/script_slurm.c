@@ -207,6 +207,12 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 			w_lit(w, ":");
 			w_lit(w, r->env.items[i].value);
 		}
+	if (r->def->wl->run_dir_mount) {
+		w_lit(w, ",");
+		w_dir(w, d);
+		w_lit(w, ":");
+		w_lit(w, r->def->wl->run_dir_mount(r));
+	}
 	buf_free(&t);
 }
 
@@ -333,6 +339,20 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 
 	if (r->def->wl->script_body) {
 		r->def->wl->script_body(r, out);
+		return;
+	}
+	if (r->def->wl->container_body) {
+		struct buf image = {0}, mounts = {0};
+		const char *url = workload_value(r, "docker_image_url");
+		w_image(&w, r->c->system, url ? url : "");
+		w_emit(&image, "--container-image=", &w);
+		w_mounts(&w, r, d);
+		w_emit(&mounts, "--container-mounts=", &w);
+		/* w_emit starts with a blank */
+		r->def->wl->container_body(r, text(&image) + 1, text(&mounts) + 1, out);
+		buf_free(&image);
+		buf_free(&mounts);
+		w_free(&w);
 		return;
 	}
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
