@@ -305,3 +305,17 @@ jax() {
 @test "JaxToolboxGrok: with an NCCL pre-test hook (ref_data/grok-pre-test.sbatch)" {
 	jax grok JaxToolboxGrok grok-pre-test.sbatch pre
 }
+
+@test "NeMoRun: without CloudAI's cloudai_nemorun.py in the install dir the batch script stops, located" {
+	local t=$BATS_TEST_TMPDIR d=$BATS_TEST_DIRNAME/cases/slurm/nemo_run line
+	run "$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$d/tests" --test-scenario "$d/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	line=$(grep '^\[ -f "$INSTALL_DIR"/cloudai_nemorun.py \]' "$t"/out/*/0/cloudai_sbatch_script.sh)
+	mkdir "$t/install"
+	run bash -c "INSTALL_DIR='$t/install'; $line; echo reached"
+	[ "$status" -eq 1 ]
+	[[ $output == "llama.toml:1:8: error: NeMoRun needs cloudai_nemorun.py in the install dir (kunai ships no Python: copy CloudAI's src/cloudai/workloads/nemo_run/cloudai_nemorun.py there)" ]]
+	touch "$t/install/cloudai_nemorun.py"
+	run bash -c "INSTALL_DIR='$t/install'; $line; echo reached"
+	[ "$status" -eq 0 ] && [ "$output" = reached ]
+}

@@ -55,7 +55,7 @@ static const char *const single[] = {
 static const struct jax_template gpt = {false, single};
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 };
 
 static bool

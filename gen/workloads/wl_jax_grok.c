@@ -95,7 +95,7 @@ static const char *const single[] = {
 static const struct jax_template tmpl = {true, single};
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 };
 
 static bool

@@ -96,9 +96,9 @@ static const struct arg_schema args[] = {
 };
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.container_image", NULL, NULL},
-	{INST_GIT, "https://github.com/NVIDIA-NeMo/Run.git", "main", NULL},
-	{INST_VENV, "https://github.com/NVIDIA-NeMo/Run.git", "main", NULL},
+	{INST_IMAGE, "cmd_args.container_image", NULL, NULL, NULL},
+	{INST_GIT, "https://github.com/NVIDIA-NeMo/Run.git", "main", NULL, NULL},
+	{INST_VENV, "https://github.com/NVIDIA-NeMo/Run.git", "main", NULL, NULL},
 	/* and the Megatron-Bridge repository of the test's [[git_repos]] */
 };
 

@@ -1,7 +1,9 @@
 /* wl_nemo_run.c: NeMoRun, NeMo 2.0 recipes run by CloudAI's helper
  * cloudai_nemorun.py (`python ... --factory RECIPE -y key=value ...`) in the
  * test's container, as CloudAI's NeMoRunCmdArgs and its Slurm strategy
- * build it. */
+ * build it. kunai ships no Python: the helper is CloudAI's, which the user
+ * copies into the install dir (INST_USER_FILE; the batch script refuses to
+ * start without it). */
 #include <stdio.h>
 #include <string.h>
 
@@ -46,12 +48,14 @@ static const struct arg_schema args[] = {
 };
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
-	{INST_FILE, "cloudai_nemorun.py", NULL, "cloudai_nemorun.py"},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
+	/* CloudAI's Python, which kunai does not ship */
+	{INST_USER_FILE, NULL, NULL, "cloudai_nemorun.py",
+	 "kunai ships no Python: copy CloudAI's src/cloudai/workloads/nemo_run/cloudai_nemorun.py there"},
 };
 
-/* CloudAI mounts the folder of the helper at /cloudai_workspace; kunai's
- * helper is installed in the install dir. */
+/* CloudAI mounts the folder of the helper at /cloudai_workspace; with kunai
+ * the user puts CloudAI's helper in the install dir. */
 static const char *const mounts[] = {":/cloudai_workspace", NULL};
 
 static const char *

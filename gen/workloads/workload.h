@@ -40,6 +40,10 @@ enum inst_kind {
 	INST_GIT,   /* git repository: url at commit */
 	INST_VENV,  /* python environment made from the INST_GIT entry before it */
 	INST_FILE,  /* a helper file kunai ships: url is its path under the datadir */
+	/* a file kunai does not ship (CloudAI's own Python, say) that the user
+	 * puts at path in the install dir; the batch script refuses to run
+	 * without it, saying hint */
+	INST_USER_FILE,
 };
 
 struct installable {
@@ -47,6 +51,7 @@ struct installable {
 	const char *url;
 	const char *commit;
 	const char *path;
+	const char *hint; /* INST_USER_FILE: where to get it */
 };
 
 /* An environment variable a workload adds to its runs' (after the system's
