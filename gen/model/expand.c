@@ -333,6 +333,7 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 	struct dim *dims;
 	size_t ndims = collect_dims(a, tc, &dims), npoints = 1, p, i;
 	size_t *pick = arena_alloc(a, (ndims + 1) * sizeof(*pick));
+	struct wl_diags diags = {0};
 	int it;
 
 	for (i = 0; i < ndims; i++) {
@@ -398,10 +399,12 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 			/* every sweep point of the scenario's own cases is checked
 			 * (a hook's runs are expanded again for every run it wraps);
 			 * later iterations repeat the first */
-			if (it == 0 && sc == c->scenario && r->def->wl && r->def->wl->check && !r->def->wl->check(r))
-				*checks_ok = false;
+			if (it == 0 && sc == c->scenario && r->def->wl && r->def->wl->check)
+				r->def->wl->check(r, &diags);
 		}
 	}
+	if (workload_diags_flush(&diags))
+		*checks_ok = false;
 	return true;
 }
 

@@ -237,13 +237,12 @@ report_here(const struct run *r, const char *key)
 	return false;
 }
 
-bool
-jax_check(const struct run *r, const struct jax_template *t)
+void
+jax_check(const struct run *r, const struct jax_template *t, struct wl_diags *d)
 {
 	const struct workload *wl = r->def->wl;
 	const char *c = env_of(r, "COMBINE_THRESHOLD"), *gpn = workload_value(r, "setup_flags.gpus_per_node");
 	long long nodes = (long long)(r->nodes.len ? r->nodes.len : (size_t)r->num_nodes), cv, g;
-	bool ok = true;
 	size_t i, j;
 
 	/* the test's keys in their order, so the errors are in line order */
@@ -257,42 +256,35 @@ jax_check(const struct run *r, const struct jax_template *t)
 			for (j = 0; !workload_arg(wl, k) && strict_tables[j]; j++)
 				if (strncmp(k, strict_tables[j], strlen(strict_tables[j])) == 0 &&
 				    has_table(wl, strict_tables[j])) {
-					workload_error(r, k, false,
+					workload_error(d, r, k, false, false,
 					               "unknown key '%s' (CloudAI's %.*s table takes no keys of its own)", k,
 					               (int)strlen(strict_tables[j]) - 1, strict_tables[j]);
-					ok = false;
 				}
 			for (j = 0; t->single && t->single[j]; j++)
 				if (strcmp(t->single[j], k) == 0 && workload_is_list(r, k)) {
-					workload_error(r, k, false, "'%s' takes one value, not a list (CloudAI's schema)", k);
-					ok = false;
+					workload_error(d, r, k, false, false, "'%s' takes one value, not a list (CloudAI's schema)", k);
 				}
 		}
 		if (shell_key(k) && report_here(r, buf_str(&sk)) &&
 		    (strchr(v, '\n') || strchr(v, '\r') || sh_split(&a, v, &w) < 0)) {
-			workload_error(r, k, false, "'%s' is shell text in run.sh and must be one line without an "
+			workload_error(d, r, k, false, false, "'%s' is shell text in run.sh and must be one line without an "
 			                            "unterminated quote: %s", k, v);
-			ok = false;
 		}
 		buf_free(&sk);
 		arena_free(&a);
 	}
 	if (report_here(r, "NUM_NODES") && gpn && train_int(gpn, &g) && g * nodes == 0) {
-		workload_error(r, "setup_flags.gpus_per_node", false,
+		workload_error(d, r, "setup_flags.gpus_per_node", false, false,
 		               "setup_flags.gpus_per_node x nodes is 0: CloudAI divides COMBINE_THRESHOLD by it");
-		ok = false;
 	}
 	if (!report_here(r, "extra_env_vars.COMBINE_THRESHOLD"))
-		return ok;
+		return;
 	if (!c) {
-		workload_error(r, "", true, "JaxToolbox needs COMBINE_THRESHOLD (bytes, an integer) in "
+		workload_error(d, r, "", true, false, "JaxToolbox needs COMBINE_THRESHOLD (bytes, an integer) in "
 		                            "extra_env_vars or the system's global_env_vars");
-		ok = false;
 	} else if (!py_int(c, &cv)) {
-		workload_error(r, "COMBINE_THRESHOLD", true, "COMBINE_THRESHOLD must be an integer, not '%s'", c);
-		ok = false;
+		workload_error(d, r, "COMBINE_THRESHOLD", true, false, "COMBINE_THRESHOLD must be an integer, not '%s'", c);
 	}
-	return ok;
 }
 
 size_t

@@ -23,7 +23,7 @@ struct jax_template {
 	const char *const *single;
 };
 
-bool jax_check(const struct run *r, const struct jax_template *t);
+void jax_check(const struct run *r, const struct jax_template *t, struct wl_diags *d);
 size_t jax_env(struct arena *a, const struct run *r, const struct jax_template *t, struct wl_env *out,
                size_t max);
 void jax_body(const struct run *r, const struct jax_template *t, const char *image, const char *mounts,

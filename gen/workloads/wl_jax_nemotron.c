@@ -120,10 +120,10 @@ static const struct installable installables[] = {
 	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 };
 
-static bool
-check(const struct run *r)
+static void
+check(const struct run *r, struct wl_diags *d)
 {
-	return jax_check(r, &tmpl);
+	jax_check(r, &tmpl, d);
 }
 
 static size_t

@@ -535,6 +535,7 @@ const struct workload wl_megatron_bridge = {
 	.command = command,
 	.grader = "megatron_bridge",
 	.installables = installables,
+	.check = megatron_bridge_check,
 	.n_installables = LEN(installables),
 	.script_body = script_body,
 };

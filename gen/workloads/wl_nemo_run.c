@@ -142,6 +142,7 @@ const struct workload wl_nemo_run = {
 	.command = command,
 	.grader = "nemo_run",
 	.installables = installables,
+	.check = nemo_run_check,
 	.n_installables = LEN(installables),
 	.env = env,
 	.install_mounts = mounts,

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wl_kunai.h"
@@ -173,18 +174,84 @@ find_arg(const struct argset *as, const char *key)
 	return NULL;
 }
 
+struct wl_diag {
+	struct toml_pos pos;
+	char *text;
+	struct buf points; /* "2, 3" */
+	size_t seq;
+};
+
 void
-workload_error(const struct run *r, const char *key, bool env, const char *fmt, ...)
+workload_error(struct wl_diags *d, const struct run *r, const char *key, bool env, bool point,
+               const char *fmt, ...)
 {
 	const struct arg *g = find_arg(env ? &r->def->extra_env_vars : &r->def->cmd_args, key);
 	struct toml_pos p = g ? g->pos : r->tc->pos;
+	struct buf t = {0};
+	struct wl_diag *e;
 	va_list ap;
+	size_t i;
 
-	fprintf(stderr, "%s:%d:%d: error: ", p.path, p.line, p.col);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	buf_vprintf(&t, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (test '%s')\n", r->tc->id);
+	buf_printf(&t, " (test '%s')", r->tc->id);
+	for (i = 0; i < d->len; i++)
+		if (d->items[i].pos.line == p.line && d->items[i].pos.col == p.col &&
+		    strcmp(d->items[i].pos.path, p.path) == 0 && strcmp(d->items[i].text, buf_str(&t)) == 0)
+			break;
+	if (i == d->len) {
+		if (d->len == d->cap) {
+			d->cap = d->cap ? d->cap * 2 : 8;
+			d->items = xrealloc(d->items, d->cap * sizeof(*d->items));
+		}
+		e = &d->items[d->len++];
+		memset(e, 0, sizeof(*e));
+		e->pos = p;
+		e->text = xmalloc(t.len + 1);
+		memcpy(e->text, buf_str(&t), t.len + 1);
+		e->seq = i;
+	}
+	e = &d->items[i];
+	if (point && r->step > 0)
+		buf_printf(&e->points, "%s%d", e->points.len ? ", " : "", r->step);
+	buf_free(&t);
+}
+
+static int
+diag_cmp(const void *x, const void *y)
+{
+	const struct wl_diag *a = x, *b = y;
+	int c = strcmp(a->pos.path, b->pos.path);
+
+	if (c)
+		return c;
+	if (a->pos.line != b->pos.line)
+		return a->pos.line < b->pos.line ? -1 : 1;
+	if (a->pos.col != b->pos.col)
+		return a->pos.col < b->pos.col ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+size_t
+workload_diags_flush(struct wl_diags *d)
+{
+	size_t i, n = d->len;
+
+	qsort(d->items, d->len, sizeof(*d->items), diag_cmp);
+	for (i = 0; i < d->len; i++) {
+		struct wl_diag *e = &d->items[i];
+		fprintf(stderr, "%s:%d:%d: error: ", e->pos.path, e->pos.line, e->pos.col);
+		if (e->points.len)
+			fprintf(stderr, "sweep point%s %s: ", strchr(buf_str(&e->points), ',') ? "s" : "",
+			        buf_str(&e->points));
+		fprintf(stderr, "%s\n", e->text);
+		free(e->text);
+		buf_free(&e->points);
+	}
+	free(d->items);
+	memset(d, 0, sizeof(*d));
+	return n;
 }
 
 bool

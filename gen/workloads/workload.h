@@ -9,6 +9,7 @@
 struct arena;
 struct buf;
 struct run;
+struct wl_diags;
 
 enum arg_type {
 	ARG_STRING,
@@ -101,9 +102,8 @@ struct workload {
 	 * (constants, r's own texts, or allocated in a). */
 	size_t (*env)(struct arena *a, const struct run *r, struct wl_env *out, size_t max);
 	/* Optional: CloudAI's checks of a resolved run (its constraint_check, the
-	 * model's validators); reports each failure as a located error
-	 * (workload_error) and returns false. */
-	bool (*check)(const struct run *r);
+	 * model's validators); adds each failure to d (workload_error). */
+	void (*check)(const struct run *r, struct wl_diags *d);
 	/* Slurm, optional: a container path where every srun of r mounts its run
 	 * directory (after the other mounts). */
 	const char *(*run_dir_mount)(const struct run *r);
@@ -139,11 +139,23 @@ const char *workload_value_of(const struct run *r, const struct arg_schema *s);
 /* Returns whether v is a true boolean as a command line shows it
  * ("True", "true"; CloudAI prints Python's str(True)). */
 bool workload_true(const char *v);
-/* Reports a located error about run r's cmd_args key (or environment
- * variable key, when env): at the key in the test's TOML, else at the test
- * case. */
-void workload_error(const struct run *r, const char *key, bool env, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* Errors of the workloads' checks, collected per test case: the same
+ * error of several sweep points is reported once, naming the points, and
+ * a case's errors are printed in line order. */
+struct wl_diag;
+struct wl_diags {
+	struct wl_diag *items;
+	size_t len, cap;
+};
+/* Adds a located error about run r's cmd_args key (or environment variable
+ * key, when env): at the key in the test's TOML, else at the test case;
+ * with point, an error of r's sweep point (printed after the numbers of the
+ * points that have it). */
+void workload_error(struct wl_diags *d, const struct run *r, const char *key, bool env, bool point,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Prints d's errors (sorted by file, line, column), empties d and returns
+ * how many there were. */
+size_t workload_diags_flush(struct wl_diags *d);
 /* Returns whether the test gives key as a TOML list (a sweep). */
 bool workload_is_list(const struct run *r, const char *key);
 /* Returns whether key was written as a TOML boolean (or a list of them). */
