@@ -373,6 +373,7 @@ static void
 stage_text(struct buf *out, const struct run *r, const struct jax_template *t, const char *stage)
 {
 	struct buf py = {0}, x = {0};
+	bool first = true;
 	size_t i;
 
 	buf_puts(out, strcmp(stage, "profile") == 0 ? "#!/bin/bash\n\n" : "\n\n");
@@ -380,8 +381,9 @@ stage_text(struct buf *out, const struct run *r, const struct jax_template *t, c
 		const char *k = r->env.items[i].key, *v = r->env.items[i].value;
 		if (!sh_is_name(k))
 			continue; /* reported by the script writer */
-		if (i)
+		if (!first)
 			buf_putc(out, '\n');
+		first = false;
 		buf_printf(out, "export %s=", k);
 		if (strcmp(k, "XLA_FLAGS") == 0) {
 			xla_flags(&x, r, t, stage);
