@@ -319,3 +319,37 @@ jax() {
 	run bash -c "INSTALL_DIR='$t/install'; $line; echo reached"
 	[ "$status" -eq 0 ] && [ "$output" = reached ]
 }
+
+@test "JaxToolbox: the batch script writes a valid run.sh, runs it in the loaded container and copies the logs to stdout" {
+	local t=$BATS_TEST_TMPDIR d=$BATS_TEST_DIRNAME/cases/slurm/jax_gpt
+	run "$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$d/tests" --test-scenario "$d/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	# stand-ins: srun runs nothing but the test's run.sh step, whose logs it fakes
+	mkdir "$t/bin"
+	cat >"$t/bin/srun" <<-'S'
+	#!/bin/bash
+	err=
+	for a in "$@"; do
+		case $prev in -e) err=$a ;; esac
+		prev=$a
+	done
+	echo "srun $*" >>"$RUN_DIR/srun.log"
+	[ "${!#}" = /opt/paxml/workspace/run.sh ] || exit 0
+	bash -n "$RUN_DIR/run.sh" || exit 9
+	echo '[PAX STATUS]: E2E time: Elapsed time for <_main>: 9 seconds' >"$RUN_DIR/profile_stderr_0.txt"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "[PAX STATUS]: train_step() took 0.5 seconds"; done >"${err//%[jnt]/0}"
+	echo 'E2E time: Elapsed time for <_main>: 9 seconds' >>"${err//%[jnt]/0}"
+	exit 3
+	S
+	printf '#!/bin/sh\necho node1\n' >"$t/bin/scontrol"
+	chmod +x "$t/bin/srun" "$t/bin/scontrol"
+	local rd=$t/out/gpt/0
+	run env PATH="$t/bin:$PATH" RUN_DIR="$rd" SLURM_SUBMIT_DIR="$rd" bash "$rd/cloudai_sbatch_script.sh"
+	# the srun's status is the job's
+	[ "$status" -eq 3 ] || { echo "$output"; return 1; }
+	[ -x "$rd/run.sh" ] && bash -n "$rd/run.sh"
+	[ "$(grep -c 'paxml.main' "$rd/run.sh")" -eq 4 ]
+	grep -q -- '--container-name=cont true$' "$rd/srun.log"
+	[[ $output == *"==> profile_stderr_0.txt <=="* ]]
+	[[ $output == *"==> error-0-0-0.txt <=="*"train_step() took 0.5 seconds"* ]]
+}
