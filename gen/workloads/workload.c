@@ -238,6 +238,8 @@ workload_diags_flush(struct wl_diags *d)
 {
 	size_t i, n = d->len;
 
+	if (!n)
+		return 0;
 	qsort(d->items, d->len, sizeof(*d->items), diag_cmp);
 	for (i = 0; i < d->len; i++) {
 		struct wl_diag *e = &d->items[i];
