@@ -171,8 +171,11 @@ xla_flags(struct buf *out, const struct run *r, const struct jax_template *t, co
 	/* texts go to one buffer first (it moves as it grows), pointed to after */
 	for (i = 0; t->stages && i < wl->n_args; i++) {
 		const struct arg_schema *s = &wl->args[i];
-		const char *name = s->key + pre + 1, *p;
-		if (strncmp(s->key, stage, pre) != 0 || s->key[pre] != '.' || strncmp(name, "xla_", 4) != 0)
+		const char *name, *p;
+		if (strncmp(s->key, stage, pre) != 0 || s->key[pre] != '.')
+			continue;
+		name = s->key + pre + 1;
+		if (strncmp(name, "xla_", 4) != 0)
 			continue;
 		v.len = 0;
 		/* without PGLE, CloudAI empties the profile path ('""' in its quotes) */
