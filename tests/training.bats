@@ -209,3 +209,147 @@ mb_words() {
 	lines "$t/out/mr/0/cloudai_sbatch_script.sh" __OUTPUT_DIR__/output __OUTPUT_DIR__/install >"$t/kunai.lines"
 	diff -u "$t/cloudai.lines" "$t/kunai.lines"
 }
+
+# JaxToolbox (GPT, Grok): intended differences, normalised here:
+#  J1. CloudAI writes run.sh when it generates; kunai's batch script writes
+#      the same file (a quoted here-document) into the run dir when it runs.
+#      run.sh is compared on its own (its shell words, logical line by line).
+#  J2. After the srun, kunai copies profile_stderr_*.txt and error-*.txt to
+#      stdout (for the grader) and keeps the srun's exit status.
+#  J3. Values CloudAI pastes into run.sh as shell text ('[1, 8, 1]',
+#      \"bfloat16\") are split into the words the shell makes of them and
+#      quoted by kunai ('"bfloat16"'); the words are the same. CloudAI's empty
+#      line for absent extra_srun_args is left out.
+# joined FILE: FILE with backslash-continued lines joined.
+joined() {
+	awk '{ if (sub(/\\$/, "")) { buf = buf $0; next } print buf $0; buf = "" }' "$1"
+}
+
+# run_words FILE: each logical line of a run.sh as its words (control lines
+# and redirections as written).
+run_words() {
+	local line redir
+	joined "$1" | while IFS= read -r line; do
+		line=${line#"${line%%[![:space:]]*}"}
+		case $line in
+		'') ;;
+		if\ * | else | fi) printf '%s\n' "$line" ;;
+		*)
+			redir=
+			case $line in
+			*' 2>&1') redir=" >${line##*>}" line=${line% >*} ;;
+			esac
+			printf '%s%s\n' "$(words __OUTPUT_DIR__/output __OUTPUT_DIR__/install "$line" | tr '\n' ' ')" "$redir"
+			;;
+		esac
+	done
+}
+
+# jax NAME TEMPLATE REF [PRE]: CloudAI's acceptance test of NAME (its
+# defaults, COMBINE_THRESHOLD=1) against ref_data/REF and NAME.run.
+jax() {
+	local name=$1 tmpl=$2 ref=$3 pre=${4:-} t=$BATS_TEST_TMPDIR
+	[ -f "$REF/$ref" ] || skip "CloudAI's reference scripts are absent ($REF)"
+	mkdir -p "$t/tests" "$t/hook/test"
+	cat >"$t/tests/$name.toml" <<-T
+	name = "$name"
+	description = "$name"
+	test_template_name = "$tmpl"
+	[cmd_args]
+	fdl_config = "fdl/config"
+	docker_image_url = "https://docker/url"
+	output_path = "/some/output/path"
+	[extra_env_vars]
+	COMBINE_THRESHOLD = "1"
+	T
+	printf 'name = "tc"\n' >"$t/scenario.toml"
+	if [ -n "$pre" ]; then
+		cp "$GOLDEN/nccl.test.toml" "$t/hook/test/"
+		printf 'name = "nccl"\n[[Tests]]\nid = "nccl.1"\ntest_name = "nccl"\n' >"$t/hook/nccl.toml"
+		printf 'pre_test = "nccl"\n' >>"$t/scenario.toml"
+	fi
+	printf '[[Tests]]\nid = "%s"\ntest_name = "%s"\n' "$name" "$name" >>"$t/scenario.toml"
+	sed 's/^cache_docker_images_locally = true/cache_docker_images_locally = false/' "$GOLDEN/system.toml" >"$t/system.toml"
+	run "$KUNAI" gen --system-config "$t/system.toml" --tests-dir "$t/tests" --hook-dir "$t/hook" \
+		--test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	local sb=$t/out/$name/0/cloudai_sbatch_script.sh
+	# J1, J2: the here-document and the log copy out of the script
+	sed -e "/^ *cat >\"\$RUN_DIR\/run.sh\" <<'KUNAI_RUN_SH'/,/^KUNAI_RUN_SH\$/d" -e '/^chmod +x/d' \
+		-e '/^KUNAI_JAX_RC=/,/^(exit \$KUNAI_JAX_RC)/d' "$sb" >"$t/kunai.sbatch"
+	sed -n "/<<'KUNAI_RUN_SH'\$/,/^KUNAI_RUN_SH\$/p" "$sb" | sed '1d;$d' >"$t/kunai.run"
+	joined "$REF/$ref" >"$t/ref.joined"
+	joined "$t/kunai.sbatch" >"$t/kunai.joined"
+	lines "$t/ref.joined" __OUTPUT_DIR__/output __OUTPUT_DIR__/install >"$t/cloudai.lines"
+	lines "$t/kunai.joined" __OUTPUT_DIR__/output __OUTPUT_DIR__/install >"$t/kunai.lines"
+	diff -u "$t/cloudai.lines" "$t/kunai.lines"
+	grep -q '/opt/paxml/workspace/run.sh$' "$t/kunai.joined"
+	run_words "$REF/$name.run" >"$t/cloudai.run.words"
+	run_words "$t/kunai.run" >"$t/kunai.run.words"
+	diff -u "$t/cloudai.run.words" "$t/kunai.run.words"
+	[ "$(wc -l <"$t/kunai.run.words")" -gt 20 ]
+}
+
+@test "JaxToolboxGPT: CloudAI's sbatch lines and run.sh words (ref_data/gpt-no-hook.sbatch, gpt.run)" {
+	jax gpt JaxToolboxGPT gpt-no-hook.sbatch
+}
+
+@test "JaxToolboxGPT: with an NCCL pre-test hook (ref_data/gpt-pre-test.sbatch)" {
+	jax gpt JaxToolboxGPT gpt-pre-test.sbatch pre
+}
+
+@test "JaxToolboxGrok: CloudAI's sbatch lines and run.sh words (ref_data/grok-no-hook.sbatch, grok.run)" {
+	jax grok JaxToolboxGrok grok-no-hook.sbatch
+}
+
+@test "JaxToolboxGrok: with an NCCL pre-test hook (ref_data/grok-pre-test.sbatch)" {
+	jax grok JaxToolboxGrok grok-pre-test.sbatch pre
+}
+
+@test "NeMoRun: without CloudAI's cloudai_nemorun.py in the install dir the batch script stops, located" {
+	local t=$BATS_TEST_TMPDIR d=$BATS_TEST_DIRNAME/cases/slurm/nemo_run line
+	run "$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$d/tests" --test-scenario "$d/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	line=$(grep '^\[ -f "$INSTALL_DIR"/cloudai_nemorun.py \]' "$t"/out/*/0/cloudai_sbatch_script.sh)
+	mkdir "$t/install"
+	run bash -c "INSTALL_DIR='$t/install'; $line; echo reached"
+	[ "$status" -eq 1 ]
+	[[ $output == "llama.toml:1:8: error: NeMoRun needs cloudai_nemorun.py in the install dir (kunai ships no Python: copy CloudAI's src/cloudai/workloads/nemo_run/cloudai_nemorun.py there)" ]]
+	touch "$t/install/cloudai_nemorun.py"
+	run bash -c "INSTALL_DIR='$t/install'; $line; echo reached"
+	[ "$status" -eq 0 ] && [ "$output" = reached ]
+}
+
+@test "JaxToolbox: the batch script writes a valid run.sh, runs it in the loaded container and copies the logs to stdout" {
+	local t=$BATS_TEST_TMPDIR d=$BATS_TEST_DIRNAME/cases/slurm/jax_gpt
+	run "$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$d/tests" --test-scenario "$d/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	# stand-ins: srun runs nothing but the test's run.sh step, whose logs it fakes
+	mkdir "$t/bin"
+	cat >"$t/bin/srun" <<-'S'
+	#!/bin/bash
+	err=
+	for a in "$@"; do
+		case $prev in -e) err=$a ;; esac
+		prev=$a
+	done
+	echo "srun $*" >>"$RUN_DIR/srun.log"
+	[ "${!#}" = /opt/paxml/workspace/run.sh ] || exit 0
+	bash -n "$RUN_DIR/run.sh" || exit 9
+	echo '[PAX STATUS]: E2E time: Elapsed time for <_main>: 9 seconds' >"$RUN_DIR/profile_stderr_0.txt"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "[PAX STATUS]: train_step() took 0.5 seconds"; done >"${err//%[jnt]/0}"
+	echo 'E2E time: Elapsed time for <_main>: 9 seconds' >>"${err//%[jnt]/0}"
+	exit 3
+	S
+	printf '#!/bin/sh\necho node1\n' >"$t/bin/scontrol"
+	chmod +x "$t/bin/srun" "$t/bin/scontrol"
+	local rd=$t/out/gpt/0
+	run env PATH="$t/bin:$PATH" RUN_DIR="$rd" SLURM_SUBMIT_DIR="$rd" bash "$rd/cloudai_sbatch_script.sh"
+	# the srun's status is the job's
+	[ "$status" -eq 3 ] || { echo "$output"; return 1; }
+	[ -x "$rd/run.sh" ] && bash -n "$rd/run.sh"
+	[ "$(grep -c 'paxml.main' "$rd/run.sh")" -eq 4 ]
+	grep -q -- '--container-name=cont true$' "$rd/srun.log"
+	[[ $output == *"==> profile_stderr_0.txt <=="* ]]
+	[[ $output == *"==> error-0-0-0.txt <=="*"train_step() took 0.5 seconds"* ]]
+}

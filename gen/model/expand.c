@@ -204,25 +204,36 @@ resolve_point(struct arena *a, const struct campaign *c, const struct test_case 
 		else
 			kv_push(a, &r->env, &ecap, g->key, text);
 	}
-	if (d->wl && d->wl->env) {
-		struct wl_env e[16];
-		size_t n = d->wl->env(r, e, LEN(e));
-		for (i = 0; i < n; i++) {
-			for (j = 0; j < r->env.len; j++)
-				if (strcmp(r->env.items[j].key, e[i].key) == 0)
-					break;
-			if (j == r->env.len)
-				kv_push(a, &r->env, &ecap, e[i].key, e[i].value);
-			else if (!e[i].if_unset)
-				r->env.items[j].value = e[i].value;
-		}
-	}
 	r->num_nodes = tc->num_nodes && tc->num_nodes->type != TOML_ARRAY ? int_value(tc->num_nodes) : 1;
 	for (j = 0; j < ndims; j++) {
 		const struct toml_value *v = dims[j].values->items[pick[j]];
 		if (dims[j].set == DIM_NODES)
 			r->num_nodes = int_value(v);
 		kv_push(a, &r->sweep, &scap, dims[j].key, scalar_text(a, v));
+	}
+}
+
+/* The variables the workload adds (after the system's and the test's),
+ * once the run's nodes are known. */
+static void
+workload_env(struct arena *a, struct run *r)
+{
+	const struct testdef *d = r->def;
+	size_t ecap = r->env.len, i, j;
+	struct wl_env e[16];
+	size_t n;
+
+	if (!d->wl || !d->wl->env)
+		return;
+	n = d->wl->env(a, r, e, LEN(e));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < r->env.len; j++)
+			if (strcmp(r->env.items[j].key, e[i].key) == 0)
+				break;
+		if (j == r->env.len)
+			kv_push(a, &r->env, &ecap, e[i].key, e[i].value);
+		else if (!e[i].if_unset)
+			r->env.items[j].value = e[i].value;
 	}
 }
 
@@ -317,11 +328,12 @@ hook_time(const struct scenario *hook)
 static bool
 expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc,
             const struct test_case *tc, struct run **items, size_t *len, size_t *cap,
-            size_t max_runs)
+            size_t max_runs, bool *checks_ok)
 {
 	struct dim *dims;
 	size_t ndims = collect_dims(a, tc, &dims), npoints = 1, p, i;
 	size_t *pick = arena_alloc(a, (ndims + 1) * sizeof(*pick));
+	struct wl_diags diags = {0};
 	int it;
 
 	for (i = 0; i < ndims; i++) {
@@ -379,12 +391,20 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 			buf_free(&dir);
 			resolve_point(a, c, tc, dims, ndims, pick, r);
 			resolve_nodes(a, c, tc, r);
+			workload_env(a, r);
 			r->time_limit = tc->time_limit;
 			if (r->time_limit >= 0 && sc == c->scenario)
 				r->time_limit += hook_time(sc->pre_test) + hook_time(sc->post_test);
 			(*len)++;
+			/* every sweep point of the scenario's own cases is checked
+			 * (a hook's runs are expanded again for every run it wraps);
+			 * later iterations repeat the first */
+			if (it == 0 && sc == c->scenario && r->def->wl && r->def->wl->check)
+				r->def->wl->check(r, &diags);
 		}
 	}
+	if (workload_diags_flush(&diags))
+		*checks_ok = false;
 	return true;
 }
 
@@ -527,10 +547,14 @@ expand_campaign(struct arena *a, const struct campaign *c, struct runlist *out)
 	size_t len = 0, cap = 0, i;
 
 	size_t max = expand_max_runs();
+	bool checks_ok = true;
 
 	for (i = 0; i < sc->n_cases; i++)
-		if (!expand_case(a, c, sc, &sc->cases[i], &items, &len, &cap, max))
+		if (!expand_case(a, c, sc, &sc->cases[i], &items, &len, &cap, max, &checks_ok))
 			return false;
+	/* the workloads' checks report every case before gen stops */
+	if (!checks_ok)
+		return false;
 	out->items = items;
 	out->len = len;
 	return link_runs(a, sc, out);
@@ -542,9 +566,10 @@ expand_hook(struct arena *a, const struct campaign *c, const struct scenario *ho
 {
 	struct run *items = NULL;
 	size_t len = 0, cap = 0, i;
+	bool checks_ok = true; /* not checked: see expand_case */
 
 	for (i = 0; i < hook->n_cases; i++) {
-		if (!expand_case(a, c, hook, &hook->cases[i], &items, &len, &cap, expand_max_runs()))
+		if (!expand_case(a, c, hook, &hook->cases[i], &items, &len, &cap, expand_max_runs(), &checks_ok))
 			return false;
 	}
 	for (i = 0; i < len; i++) {

@@ -17,7 +17,7 @@ static const struct arg_schema args[] = {
 };
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 };
 
 static const char *const mounts[] = {"trace_path", NULL};
@@ -62,7 +62,7 @@ const struct workload wl_chakra_replay = {
 	.schedulers = WL_SLURM,
 	.container = true,
 	.command = command,
-	/* CloudAI reports comms counts and latency tables, no metric: no grader yet */
+	.grader = "chakra_replay",
 	.installables = installables,
 	.n_installables = LEN(installables),
 	.arg_mounts = mounts,

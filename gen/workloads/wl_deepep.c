@@ -169,7 +169,7 @@ body(const struct run *r, const struct wl_srun *s, struct buf *out)
 static const char *const any_of[] = {"[testing]", "dispatch", "combine", "passed", "tuning", "Best", NULL};
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 };
 
 const struct workload wl_deepep = {

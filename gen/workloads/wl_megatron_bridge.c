@@ -96,9 +96,9 @@ static const struct arg_schema args[] = {
 };
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.container_image", NULL, NULL},
-	{INST_GIT, "https://github.com/NVIDIA-NeMo/Run.git", "main", NULL},
-	{INST_VENV, "https://github.com/NVIDIA-NeMo/Run.git", "main", NULL},
+	{INST_IMAGE, "cmd_args.container_image", NULL, NULL, NULL},
+	{INST_GIT, "https://github.com/NVIDIA-NeMo/Run.git", "main", NULL, NULL},
+	{INST_VENV, "https://github.com/NVIDIA-NeMo/Run.git", "main", NULL, NULL},
 	/* and the Megatron-Bridge repository of the test's [[git_repos]] */
 };
 
@@ -535,6 +535,7 @@ const struct workload wl_megatron_bridge = {
 	.command = command,
 	.grader = "megatron_bridge",
 	.installables = installables,
+	.check = megatron_bridge_check,
 	.n_installables = LEN(installables),
 	.script_body = script_body,
 };

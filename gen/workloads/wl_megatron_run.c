@@ -33,7 +33,7 @@ static const struct arg_schema args[] = {
 };
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 	/* and the test's [[git_repos]] */
 };
 

@@ -214,7 +214,7 @@ run_mounts(const struct run *r, struct wl_mount *out, size_t max)
 /* torch.distributed meets on the first node; the hybrid backend's NIXL
  * finds its peers through etcd there */
 static size_t
-env(const struct run *r, struct wl_env *out, size_t max)
+env(struct arena *a, const struct run *r, struct wl_env *out, size_t max)
 {
 	size_t n = 0;
 
@@ -276,7 +276,7 @@ static const char *const any_of[] = {
 };
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 };
 
 const struct workload wl_moe = {

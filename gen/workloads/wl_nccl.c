@@ -164,7 +164,7 @@ uses_mpi(const struct run *r)
 
 /* use_deepep_matrix: alltoallv_perf reads the matrix named by this variable */
 static size_t
-env(const struct run *r, struct wl_env *out, size_t max)
+env(struct arena *a, const struct run *r, struct wl_env *out, size_t max)
 {
 	if (max < 1 || !workload_true(workload_value(r, "use_deepep_matrix")))
 		return 0;

@@ -47,9 +47,9 @@ static const struct arg_schema args[] = {
 };
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
-	{INST_GIT, LAUNCHER_REPO, LAUNCHER_COMMIT, NULL},
-	{INST_VENV, LAUNCHER_REPO, LAUNCHER_COMMIT, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
+	{INST_GIT, LAUNCHER_REPO, LAUNCHER_COMMIT, NULL, NULL},
+	{INST_VENV, LAUNCHER_REPO, LAUNCHER_COMMIT, NULL, NULL},
 };
 
 static int

@@ -1,7 +1,9 @@
 /* wl_nemo_run.c: NeMoRun, NeMo 2.0 recipes run by CloudAI's helper
  * cloudai_nemorun.py (`python ... --factory RECIPE -y key=value ...`) in the
  * test's container, as CloudAI's NeMoRunCmdArgs and its Slurm strategy
- * build it. */
+ * build it. kunai ships no Python: the helper is CloudAI's, which the user
+ * copies into the install dir (INST_USER_FILE; the batch script refuses to
+ * start without it). */
 #include <stdio.h>
 #include <string.h>
 
@@ -46,12 +48,14 @@ static const struct arg_schema args[] = {
 };
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
-	{INST_FILE, "cloudai_nemorun.py", NULL, "cloudai_nemorun.py"},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
+	/* CloudAI's Python, which kunai does not ship */
+	{INST_USER_FILE, NULL, NULL, "cloudai_nemorun.py",
+	 "kunai ships no Python: copy CloudAI's src/cloudai/workloads/nemo_run/cloudai_nemorun.py there"},
 };
 
-/* CloudAI mounts the folder of the helper at /cloudai_workspace; kunai's
- * helper is installed in the install dir. */
+/* CloudAI mounts the folder of the helper at /cloudai_workspace; with kunai
+ * the user puts CloudAI's helper in the install dir. */
 static const char *const mounts[] = {":/cloudai_workspace", NULL};
 
 static const char *
@@ -108,12 +112,13 @@ command(const struct run *r, struct buf *out)
 }
 
 static size_t
-env(const struct run *r, struct wl_env *out, size_t max)
+env(struct arena *a, const struct run *r, struct wl_env *out, size_t max)
 {
 	const char *fsdp = env_of(r, "CLOUDAI_ENABLE_FSDP");
 	long long pp = 1;
 	size_t n = 0;
 
+	(void)a;
 	if (max < 5)
 		return 0;
 	out[n++] = (struct wl_env){"CLOUDAI_NEMO_TASK", workload_value(r, "task"), false};
@@ -137,6 +142,7 @@ const struct workload wl_nemo_run = {
 	.command = command,
 	.grader = "nemo_run",
 	.installables = installables,
+	.check = nemo_run_check,
 	.n_installables = LEN(installables),
 	.env = env,
 	.install_mounts = mounts,

@@ -133,8 +133,8 @@ prologue(const struct run *r, struct buf *out)
 static const char *const all_of[] = {"Block Size (B)", NULL};
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
-	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
+	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL, NULL},
 };
 
 const struct workload wl_nixl_bench = {

@@ -174,8 +174,8 @@ prologue(const struct run *r, struct buf *out)
 }
 
 static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
-	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL},
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
+	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL, NULL},
 };
 
 const struct workload wl_nixl_perftest = {

@@ -48,4 +48,9 @@ bool train_int(const char *s, long long *v);
  * with status 0 only when sacct says the job COMPLETED. No newline at the end. */
 void train_wait(struct buf *out, const char *logs);
 
+/* wl_constraints.c: CloudAI's constraint_check of NeMoRun and
+ * MegatronBridge for sweep points (each failure a located error). */
+void nemo_run_check(const struct run *r, struct wl_diags *d);
+void megatron_bridge_check(const struct run *r, struct wl_diags *d);
+
 #endif

@@ -2,7 +2,10 @@
  * one entry (wl_kunai.c a table of kunai's own); adding a workload is one
  * line here. The table is sorted by name so that
  * workload_names() lists them in a stable order for "did you mean". */
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wl_kunai.h"
@@ -16,6 +19,9 @@ extern const struct workload wl_chakra_replay;
 extern const struct workload wl_ddlb;
 extern const struct workload wl_deepep;
 extern const struct workload wl_fio;
+extern const struct workload wl_jax_gpt;
+extern const struct workload wl_jax_grok;
+extern const struct workload wl_jax_nemotron;
 extern const struct workload wl_megatron_bridge;
 extern const struct workload wl_megatron_run;
 extern const struct workload wl_moe;
@@ -36,6 +42,9 @@ static const struct workload *const workloads[] = {
 	&wl_ddlb,
 	&wl_deepep,
 	&wl_fio,
+	&wl_jax_gpt,
+	&wl_jax_grok,
+	&wl_jax_nemotron,
 	&wl_kunai[WL_KUNAI_ALLREDUCE],
 	&wl_kunai[WL_KUNAI_BISECTION],
 	&wl_kunai[WL_KUNAI_DDP],
@@ -65,6 +74,9 @@ static const char *const workload_name_list[] = {
 	"DDLBTest",
 	"DeepEP",
 	"Fio",
+	"JaxToolboxGPT",
+	"JaxToolboxGrok",
+	"JaxToolboxNemotron",
 	"KunaiAllReduce",
 	"KunaiBisection",
 	"KunaiDdpSmoke",
@@ -164,6 +176,107 @@ bool
 workload_true(const char *v)
 {
 	return v && (strcmp(v, "True") == 0 || strcmp(v, "true") == 0);
+}
+
+static const struct arg *
+find_arg(const struct argset *as, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < as->len; i++)
+		if (strcmp(as->items[i].key, key) == 0)
+			return &as->items[i];
+	return NULL;
+}
+
+struct wl_diag {
+	struct toml_pos pos;
+	char *text;
+	struct buf points; /* "2, 3" */
+	size_t seq;
+};
+
+void
+workload_error(struct wl_diags *d, const struct run *r, const char *key, bool env, bool point,
+               const char *fmt, ...)
+{
+	const struct arg *g = find_arg(env ? &r->def->extra_env_vars : &r->def->cmd_args, key);
+	struct toml_pos p = g ? g->pos : r->tc->pos;
+	struct buf t = {0};
+	struct wl_diag *e;
+	va_list ap;
+	size_t i;
+
+	va_start(ap, fmt);
+	buf_vprintf(&t, fmt, ap);
+	va_end(ap);
+	buf_printf(&t, " (test '%s')", r->tc->id);
+	for (i = 0; i < d->len; i++)
+		if (d->items[i].pos.line == p.line && d->items[i].pos.col == p.col &&
+		    strcmp(d->items[i].pos.path, p.path) == 0 && strcmp(d->items[i].text, buf_str(&t)) == 0)
+			break;
+	if (i == d->len) {
+		if (d->len == d->cap) {
+			d->cap = d->cap ? d->cap * 2 : 8;
+			d->items = xrealloc(d->items, d->cap * sizeof(*d->items));
+		}
+		e = &d->items[d->len++];
+		memset(e, 0, sizeof(*e));
+		e->pos = p;
+		e->text = xmalloc(t.len + 1);
+		memcpy(e->text, buf_str(&t), t.len + 1);
+		e->seq = i;
+	}
+	e = &d->items[i];
+	if (point && r->step > 0)
+		buf_printf(&e->points, "%s%d", e->points.len ? ", " : "", r->step);
+	buf_free(&t);
+}
+
+static int
+diag_cmp(const void *x, const void *y)
+{
+	const struct wl_diag *a = x, *b = y;
+	int c = strcmp(a->pos.path, b->pos.path);
+
+	if (c)
+		return c;
+	if (a->pos.line != b->pos.line)
+		return a->pos.line < b->pos.line ? -1 : 1;
+	if (a->pos.col != b->pos.col)
+		return a->pos.col < b->pos.col ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+size_t
+workload_diags_flush(struct wl_diags *d)
+{
+	size_t i, n = d->len;
+
+	if (!n)
+		return 0;
+	qsort(d->items, d->len, sizeof(*d->items), diag_cmp);
+	for (i = 0; i < d->len; i++) {
+		struct wl_diag *e = &d->items[i];
+		fprintf(stderr, "%s:%d:%d: error: ", e->pos.path, e->pos.line, e->pos.col);
+		if (e->points.len)
+			fprintf(stderr, "sweep point%s %s: ", strchr(buf_str(&e->points), ',') ? "s" : "",
+			        buf_str(&e->points));
+		fprintf(stderr, "%s\n", e->text);
+		free(e->text);
+		buf_free(&e->points);
+	}
+	free(d->items);
+	memset(d, 0, sizeof(*d));
+	return n;
+}
+
+bool
+workload_is_list(const struct run *r, const char *key)
+{
+	const struct arg *g = find_arg(&r->def->cmd_args, key);
+
+	return g && g->val->type == TOML_ARRAY;
 }
 
 bool

@@ -6,8 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct arena;
 struct buf;
 struct run;
+struct wl_diags;
 
 enum arg_type {
 	ARG_STRING,
@@ -39,6 +41,10 @@ enum inst_kind {
 	INST_GIT,   /* git repository: url at commit */
 	INST_VENV,  /* python environment made from the INST_GIT entry before it */
 	INST_FILE,  /* a helper file kunai ships: url is its path under the datadir */
+	/* a file kunai does not ship (CloudAI's own Python, say) that the user
+	 * puts at path in the install dir; the batch script refuses to run
+	 * without it, saying hint */
+	INST_USER_FILE,
 };
 
 struct installable {
@@ -46,6 +52,7 @@ struct installable {
 	const char *url;
 	const char *commit;
 	const char *path;
+	const char *hint; /* INST_USER_FILE: where to get it */
 };
 
 /* An environment variable a workload adds to its runs' (after the system's
@@ -126,8 +133,19 @@ struct workload {
 	bool bare_probes; /* Slurm: the mapping and metadata sruns outside the container (NIXL) */
 	/* Writes at most max variables to add to r's environment (r's cmd_args
 	 * and env are resolved); returns how many. Values must outlive r
-	 * (constants, or r's own texts). */
-	size_t (*env)(const struct run *r, struct wl_env *out, size_t max);
+	 * (constants, r's own texts, or allocated in a). */
+	size_t (*env)(struct arena *a, const struct run *r, struct wl_env *out, size_t max);
+	/* Optional: CloudAI's checks of a resolved run (its constraint_check, the
+	 * model's validators); adds each failure to d (workload_error). */
+	void (*check)(const struct run *r, struct wl_diags *d);
+	/* Slurm, optional: a container path where every srun of r mounts its run
+	 * directory (after the other mounts). */
+	const char *(*run_dir_mount)(const struct run *r);
+	/* Slurm, optional: as script_body, for a workload that runs its own sruns
+	 * in the test's container: image and mounts are the options
+	 * --container-image=WORD and --container-mounts=WORD (quoted) as the
+	 * other sruns of r have them. */
+	void (*container_body)(const struct run *r, const char *image, const char *mounts, struct buf *out);
 	/* Container mounts "SRC:DST" added after the test's, SRC relative to
 	 * the install dir ("" is the install dir itself); NULL-terminated. */
 	const char *const *install_mounts;
@@ -155,6 +173,25 @@ const char *workload_value_of(const struct run *r, const struct arg_schema *s);
 /* Returns whether v is a true boolean as a command line shows it
  * ("True", "true"; CloudAI prints Python's str(True)). */
 bool workload_true(const char *v);
+/* Errors of the workloads' checks, collected per test case: the same
+ * error of several sweep points is reported once, naming the points, and
+ * a case's errors are printed in line order. */
+struct wl_diag;
+struct wl_diags {
+	struct wl_diag *items;
+	size_t len, cap;
+};
+/* Adds a located error about run r's cmd_args key (or environment variable
+ * key, when env): at the key in the test's TOML, else at the test case;
+ * with point, an error of r's sweep point (printed after the numbers of the
+ * points that have it). */
+void workload_error(struct wl_diags *d, const struct run *r, const char *key, bool env, bool point,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Prints d's errors (sorted by file, line, column), empties d and returns
+ * how many there were. */
+size_t workload_diags_flush(struct wl_diags *d);
+/* Returns whether the test gives key as a TOML list (a sweep). */
+bool workload_is_list(const struct run *r, const char *key);
 /* Returns whether key was written as a TOML boolean (or a list of them). */
 bool workload_is_bool(const struct run *r, const char *key);
 /* Appends the test's extra_cmd_args, each as " k v" (sep ' ') or " k=v"

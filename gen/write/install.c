@@ -232,6 +232,11 @@ run_items(struct collect *c, const struct run *r)
 			it.needs = git;
 			add(c, &it);
 			break;
+		case INST_USER_FILE:
+			/* not kunai's to ship: its install edge checks that the user put it there */
+			it.kind = INST_FILE;
+			it.url = in->path;
+			/* fall through */
 		case INST_FILE:
 			it.dest = in->path ? in->path : in->url;
 			add(c, &it);

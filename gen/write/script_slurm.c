@@ -226,6 +226,12 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 			w_lit(w, ":");
 			w_lit(w, r->env.items[i].value);
 		}
+	if (r->def->wl->run_dir_mount) {
+		w_lit(w, ",");
+		w_dir(w, d);
+		w_lit(w, ":");
+		w_lit(w, r->def->wl->run_dir_mount(r));
+	}
 	buf_free(&t);
 }
 
@@ -377,6 +383,20 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 		r->def->wl->script_sruns(r, &pieces, out);
 		return;
 	}
+	if (r->def->wl->container_body) {
+		struct buf image = {0}, mounts = {0};
+		const char *url = workload_value(r, "docker_image_url");
+		w_image(&w, r->c->system, url ? url : "");
+		w_emit(&image, "--container-image=", &w);
+		w_mounts(&w, r, d);
+		w_emit(&mounts, "--container-mounts=", &w);
+		/* w_emit starts with a blank */
+		r->def->wl->container_body(r, text(&image) + 1, text(&mounts) + 1, out);
+		buf_free(&image);
+		buf_free(&mounts);
+		w_free(&w);
+		return;
+	}
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
 	if (!r->def->wl->in_batch) {
 		if (prefix)
@@ -515,6 +535,37 @@ directives(struct buf *out, const struct run *r)
 	return ok;
 }
 
+/* The files the user supplies in the install dir (INST_USER_FILE): the job
+ * stops before its test when one is absent, with a message located at the
+ * test's definition. */
+static void
+user_files(struct buf *out, const struct run *r)
+{
+	const struct workload *wl = r->def->wl;
+	struct buf msg = {0};
+	const char *base;
+	size_t i;
+
+	for (i = 0; i < wl->n_installables; i++) {
+		const struct installable *in = &wl->installables[i];
+		if (in->kind != INST_USER_FILE)
+			continue;
+		msg.len = 0;
+		/* the file's name alone: the script embeds no path of the machine that made it */
+		base = strrchr(r->def->path, '/');
+		buf_printf(&msg, "%s:%d:%d: error: %s needs %s in the install dir (%s)", base ? base + 1 : r->def->path,
+		           r->def->pos.line,
+		           r->def->pos.col, wl->name, in->path, in->hint ? in->hint : "kunai does not ship it");
+		buf_printf(out, "# kunai: %s is not kunai's; the user puts it in the install dir\n", in->path);
+		buf_puts(out, "[ -f \"$INSTALL_DIR\"/");
+		sh_quote(out, in->path);
+		buf_puts(out, " ] || { echo ");
+		sh_quote(out, buf_str(&msg));
+		buf_puts(out, " >&2; exit 1; }\n\n");
+	}
+	buf_free(&msg);
+}
+
 /* The metadata and mapping sruns (CloudAI's prefix, outside any hook:
  * prefix). */
 static void
@@ -604,6 +655,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 			buf_puts(out, " bash -c \"sudo nvidia-smi boost-slider --vboost 1\"\n\n");
 		}
 	probes(out, r, &prefix);
+	user_files(out, r);
 
 	if (npre) {
 		for (i = 0; i < npre; i++) {

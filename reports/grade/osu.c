@@ -134,14 +134,15 @@ grade_time(struct arena *a, const struct plan_run *r, const char *text, size_t l
 }
 
 grader_fn grade_nccl, grade_bisection, grade_kunai, grade_fio, grade_nemo_launcher, grade_nemo_run,
-	grade_megatron_bridge, grade_megatron_run, grade_nixl, grade_deepep;
+	grade_megatron_bridge, grade_megatron_run, grade_nixl, grade_deepep, grade_jax_toolbox, grade_chakra_replay;
 
 /* Graders by the name a workload entry gives (workload.grader). */
 static const struct {
 	const char *name;
 	grader_fn *fn;
 } graders[] = {
-	{"bash_cmd", grade_time}, {"bisection", grade_bisection}, {"deepep", grade_deepep}, {"fio", grade_fio}, {"kunai", grade_kunai},
+	{"bash_cmd", grade_time}, {"bisection", grade_bisection}, {"chakra_replay", grade_chakra_replay}, {"deepep", grade_deepep},
+	{"fio", grade_fio}, {"jax_toolbox", grade_jax_toolbox}, {"kunai", grade_kunai},
 	{"megatron_bridge", grade_megatron_bridge}, {"megatron_run", grade_megatron_run},
 	{"nccl", grade_nccl}, {"nemo_launcher", grade_nemo_launcher}, {"nemo_run", grade_nemo_run},
 	{"nixl", grade_nixl},

@@ -580,6 +580,108 @@ test_train(void)
 	buf_free(&b);
 }
 
+/* The metric named name (node NULL: the run's), or NULL. */
+static const struct metric *
+metric_of(const struct run_report *r, const char *name, const char *node)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_metrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0 &&
+		    (node ? r->metrics[i].node && strcmp(r->metrics[i].node, node) == 0 : !r->metrics[i].node))
+			return &r->metrics[i];
+	return NULL;
+}
+
+/* JaxToolbox: the logs the batch script copies to stdout. */
+static void
+test_jax(void)
+{
+	grader_fn *g = grader_find("jax_toolbox");
+	struct plan_arg off = {"enable_pgle", "False"};
+	struct plan_run r = {0}, nopgle = {0};
+	struct run_report rep;
+	struct arena a = {0};
+	struct buf b = {0};
+	const struct metric *m;
+	int i, node;
+
+	nopgle.args = &off;
+	nopgle.n_args = 1;
+	buf_puts(&b, "==> profile_stderr_0.txt <==\n[PAX STATUS]: E2E time: Elapsed time for <_main>: 80 seconds\n");
+	for (node = 0; node < 2; node++) {
+		buf_printf(&b, "==> error-7-%d-%d.txt <==\n", node, node);
+		for (i = 1; i <= 12; i++)
+			buf_printf(&b, "I1 [PAX STATUS]: train_step() took %s seconds\n",
+			           i <= 10 ? "50.0" : node ? "3.0" : "1.0");
+		buf_puts(&b, "[PAX STATUS]: E2E time: Elapsed time for <_main>: 99 seconds\n\n");
+	}
+	memset(&rep, 0, sizeof(rep));
+	g(&a, &r, b.data, b.len, &rep);
+	ok(rep.outcome == OUTCOME_PASSED && (m = metric_of(&rep, "step_time_s", NULL)) && near(m->value, 2.0) &&
+	       (m = metric_of(&rep, "steps", NULL)) && near(m->value, 4) &&
+	       (m = metric_of(&rep, "step_time_max_s", NULL)) && near(m->value, 3.0),
+	   "JaxToolbox: steps after the first 10 of each task log, over the run");
+	ok((m = metric_of(&rep, "node_step_time_s", "node 1")) && near(m->value, 3.0) &&
+	       (m = metric_of(&rep, "node_step_time_s", "node 0")) && near(m->value, 1.0),
+	   "JaxToolbox: the mean per node, named by the file's node index");
+	memset(&rep, 0, sizeof(rep));
+	g(&a, &r, strstr(b.data, "==> error-7-0"), strlen(strstr(b.data, "==> error-7-0")), &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "profile_stderr"),
+	   "JaxToolbox: with PGLE, no profile log fails the run (%s)", rep.reason ? rep.reason : "");
+	memset(&rep, 0, sizeof(rep));
+	g(&a, &nopgle, strstr(b.data, "==> error-7-0"), strlen(strstr(b.data, "==> error-7-0")), &rep);
+	ok(rep.outcome == OUTCOME_PASSED, "JaxToolbox: without PGLE, no profile log is expected");
+	b.len = 0;
+	buf_puts(&b, "==> profile_stderr_0.txt <==\n[PAX STATUS]: E2E time: Elapsed time for <_main>: 1 s\n"
+	             "==> error-7-0-0.txt <==\nTerminating process because the coordinator detected missing heartbeats\n");
+	memset(&rep, 0, sizeof(rep));
+	g(&a, &r, b.data, b.len, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "error-7-0-0.txt: the coordinator"),
+	   "JaxToolbox: a known error in a task log fails the run, named (%s)", rep.reason ? rep.reason : "");
+	buf_free(&b);
+	arena_free(&a);
+}
+
+/* ChakraReplay: comm_replay's counts, latency and tensor size tables. */
+static void
+test_chakra(void)
+{
+	static const char out[] =
+		"Hello from Rank 0: [Rank   0]\n"
+		"+++++++++++++++\n"
+		"+ 10 all_reduce\n"
+		"Input tensors\n"
+		"   40.0  8.0  2.0  4.0  4.0  8.0\n"
+		"Output tensors\n"
+		"   20.0  4.0  1.0  2.0  2.0  4.0\n"
+		"Performance of replayed comms\n"
+		"Replayed 10 all_reduce\n"
+		"Latency (us)\n"
+		"   1200.5  300.0  50.0  120.05  100.0  290.0\n"
+		"\n"
+		"Replayed 4 all_to_all\n"
+		"Replayed 6 all_to_all\n";
+	grader_fn *g = grader_find("chakra_replay");
+	struct plan_run r = {0};
+	struct run_report rep;
+	struct arena a = {0};
+	const struct metric *m;
+
+	memset(&rep, 0, sizeof(rep));
+	g(&a, &r, out, strlen(out), &rep);
+	ok((m = metric_of(&rep, "all_reduce_count", NULL)) && near(m->value, 10) &&
+	       (m = metric_of(&rep, "all_to_all_count", NULL)) && near(m->value, 6),
+	   "ChakraReplay: replay counts per op (the last one stands)");
+	ok((m = metric_of(&rep, "all_reduce_latency_avg_us", NULL)) && near(m->value, 120.05) &&
+	       (m = metric_of(&rep, "all_reduce_latency_p95_us", NULL)) && near(m->value, 290.0),
+	   "ChakraReplay: the latency table of the op named before it");
+	ok((m = metric_of(&rep, "all_reduce_input_total_mb", NULL)) && near(m->value, 40.0) &&
+	       (m = metric_of(&rep, "all_reduce_output_avg_mb", NULL)) && near(m->value, 2.0),
+	   "ChakraReplay: input and output tensor sizes");
+	arena_free(&a);
+}
+
 int
 main(void)
 {
@@ -590,6 +692,8 @@ main(void)
 		return 1;
 	}
 	test_nccl();
+	test_jax();
+	test_chakra();
 	test_fio();
 	test_nixl();
 	test_deepep();
