@@ -294,7 +294,7 @@ golden_sed() {
 	run bash -c 'cd "$1" && sbatch --wait cloudai_sbatch_script.sh' _ "$t/out dir/b/0"
 	[ "$status" -eq 3 ]
 	[ "$(cat "$t/out dir/b/0/stdout.txt")" = "main it's here \`x\` \$(x)" ]
-	grep -q ':node 0:rank 0.' "$t/out dir/b/0/mapping-stdout.txt"
+	grep -q ":node 0:rank 0." "$t/out dir/b/0/mapping-stdout.txt" || { cat "$t/out dir/b/0/"*.txt "$t/out dir/b/0/cloudai_sbatch_script.sh"; false; }
 	ls "$t/out dir/b/0/metadata/"node-*.toml
 	[ -f "$t/out dir/b/0/pre_test/probe/stdout.txt" ]
 }
