@@ -379,6 +379,15 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 			buf_free(&dir);
 			resolve_point(a, c, tc, dims, ndims, pick, r);
 			resolve_nodes(a, c, tc, r);
+			if (r->def->wl && r->def->wl->check) {
+				struct buf why = {0};
+				if (!r->def->wl->check(r, &why)) {
+					error_at(tc->pos.path, tc->pos.line, tc->pos.col, "test '%s': %s", tc->id,
+					         buf_str(&why));
+					buf_free(&why);
+					return false;
+				}
+			}
 			r->time_limit = tc->time_limit;
 			if (r->time_limit >= 0 && sc == c->scenario)
 				r->time_limit += hook_time(sc->pre_test) + hook_time(sc->post_test);

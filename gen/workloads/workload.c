@@ -21,9 +21,11 @@ extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_nemo_run;
 extern const struct workload wl_osu;
+extern const struct workload wl_sglang;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
 extern const struct workload wl_ucc;
+extern const struct workload wl_vllm;
 
 static const struct workload *const workloads[] = {
 	&wl_bash_cmd,
@@ -45,6 +47,8 @@ static const struct workload *const workloads[] = {
 	&wl_sleep,
 	&wl_slurm_container,
 	&wl_ucc,
+	&wl_sglang,
+	&wl_vllm,
 };
 
 /* Kept in the same order as workloads[]; a static table keeps
@@ -69,6 +73,8 @@ static const char *const workload_name_list[] = {
 	"Sleep",
 	"SlurmContainer",
 	"UCCTest",
+	"sglang",
+	"vllm",
 	NULL,
 };
 

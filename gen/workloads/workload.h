@@ -17,6 +17,7 @@ enum arg_type {
 	ARG_SIZE,  /* integer or string like "32M", "4G" (nccl-tests sizes) */
 	ARG_LIST,  /* a real list value, never a sweep dimension */
 	ARG_ANY,   /* any single value (string, number, boolean), passed on as text */
+	ARG_TABLE, /* a table: "T" set (as "") when cmd_args.T is an empty table */
 };
 
 /* A key "T.*" stands for every key of the table cmd_args.T (flattened to
@@ -39,6 +40,7 @@ enum inst_kind {
 	INST_GIT,   /* git repository: url at commit */
 	INST_VENV,  /* python environment made from the INST_GIT entry before it */
 	INST_FILE,  /* a helper file kunai ships: url is its path under the datadir */
+	INST_HF_MODEL, /* a Hugging Face model (url: its name) under the system's hf_home_path */
 };
 
 struct installable {
@@ -100,6 +102,22 @@ struct workload {
 	/* cmd_args keys whose value, a path, is mounted at the same path in the
 	 * container (after install_mounts); NULL-terminated. */
 	const char *const *arg_mounts;
+	/* Top-level tables (or values) of a test definition that the workload
+	 * reads besides cmd_args (vLLM's bench_cmd_args), NULL-terminated:
+	 * checked against the schema's "NAME.key" entries and kept in the
+	 * run's cmd_args under those keys; they hold no sweeps. */
+	const char *const *tables;
+	/* Slurm: srun --mpi= of the test's own steps instead of the system's
+	 * (CloudAI's serving workloads: "none"). */
+	const char *mpi;
+	/* Slurm: as script_body, given CloudAI's srun prefix of the test's
+	 * steps with -N (prefix_n) and without (prefix), container included. */
+	void (*script_body_srun)(const struct run *r, const char *prefix_n, const char *prefix,
+	                         struct buf *out);
+	/* Optional: returns false, with why set, when run r cannot be
+	 * generated (what CloudAI's command generation refuses); gen reports
+	 * it at the test case. */
+	bool (*check)(const struct run *r, struct buf *why);
 };
 
 /* Returns the workload named name, or NULL. */

@@ -223,7 +223,7 @@ words(struct buf *out, const char *s)
  * flags, then the system's, the case's and the test's extra srun args. A
  * hook's srun names its own output files first, as CloudAI's does. */
 static void
-srun_prefix(struct buf *out, const struct run *r, const struct where *d)
+srun_prefix(struct buf *out, const struct run *r, const struct where *d, bool with_n)
 {
 	const struct system *sys = r->c->system;
 	const struct workload *wl = r->def->wl;
@@ -240,12 +240,12 @@ srun_prefix(struct buf *out, const struct run *r, const struct where *d)
 	}
 	buf_puts(out, " --export=ALL");
 	if (!wl->uses_mpi || wl->uses_mpi(r)) {
-		w_lit(&w, sys->mpi ? sys->mpi : "pmix");
+		w_lit(&w, wl->mpi ? wl->mpi : sys->mpi ? sys->mpi : "pmix");
 		w_emit(out, "--mpi=", &w);
 	}
 	if (ntasks > 0)
 		buf_printf(out, " --ntasks=%d", ntasks);
-	if (r->nodes.len == 0)
+	if (r->nodes.len == 0 && with_n)
 		buf_printf(out, " -N%d", r->num_nodes);
 	if (workload_in_container(r)) {
 		const char *url = workload_value(r, "docker_image_url");
@@ -335,12 +335,21 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 		r->def->wl->script_body(r, out);
 		return;
 	}
+	if (r->def->wl->script_body_srun) {
+		struct buf full = {0}, bare = {0};
+		srun_prefix(&full, r, d, true);
+		srun_prefix(&bare, r, d, false);
+		r->def->wl->script_body_srun(r, buf_str(&full), buf_str(&bare), out);
+		buf_free(&full);
+		buf_free(&bare);
+		return;
+	}
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */
 	if (!r->def->wl->in_batch) {
 		if (prefix)
 			buf_push(out, prefix->data, prefix->len);
 		else
-			srun_prefix(out, r, d);
+			srun_prefix(out, r, d, true);
 		if (r->def->wl->srun_args)
 			r->def->wl->srun_args(r, out);
 		buf_putc(out, ' ');
@@ -548,7 +557,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	ok &= script_env_ok(r, h);
 	script_env_exports(out, r);
 	/* the same srun prefix starts the probes and the test's own srun */
-	srun_prefix(&prefix, r, &here);
+	srun_prefix(&prefix, r, &here, true);
 	for (i = 0; i < r->env.len; i++)
 		if (strcmp(r->env.items[i].key, "ENABLE_VBOOST") == 0 && strcmp(r->env.items[i].value, "1") == 0) {
 			/* CloudAI's, for any workload: one task per node raises the voltage boost */
