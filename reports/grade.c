@@ -139,6 +139,8 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 			grade_demote(out, OUTCOME_FAILED, arena_printf(a, "success check: stdout.txt has '%s'", wl->none_of[i]));
 	if (g)
 		g(a, r, have ? text.data : "", have ? text.len : 0, out);
+	if (grader_dir_find(wl->grader))
+		grader_dir_find(wl->grader)(a, r, dir, out);
 	buf_free(&text);
 }
 
@@ -263,7 +265,7 @@ needs_plan(struct arena *a, const char *dir)
 		return true;
 	wl = workload_find(j.workload);
 	/* every grader may read thresholds (cmd_args) or references */
-	return wl && grader_find(wl->grader);
+	return wl && (grader_find(wl->grader) || grader_dir_find(wl->grader));
 }
 
 int

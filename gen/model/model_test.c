@@ -223,6 +223,13 @@ check_arg(struct mctx *c, struct testdef *td, const char *key, const struct toml
 			return;
 		}
 	}
+	/* a free-form key ("T.*") that is a near miss of a declared one */
+	if (s && s->key[strlen(s->key) - 1] == '*' &&
+	    (near = m_suggest_close(key, schema_keys(c, td->wl), td->wl->n_args)) && !strchr(near, '*')) {
+		merr(c, kv->pos, "unknown key '%s' (did you mean '%s'? other keys pass through as flags)",
+		     m_shown(c, key), near);
+		return;
+	}
 	if (s && s->type == ARG_TABLE)
 		ok = (merr(c, v->pos, "'%s' must be a table, not %s", key, m_a_type(v)), false);
 	else if (table && v->type == TOML_ARRAY && (!s || s->type != ARG_LIST))
@@ -295,7 +302,11 @@ load_cmd_args(struct mctx *c, struct testdef *td, const struct toml_value *root)
 		const char *name = td->wl->tables[i];
 		if (!(kv = m_kv(root, name)))
 			continue;
-		if (kv->value->type == TOML_TABLE)
+		if (kv->value->type == TOML_TABLE && kv->value->u.table->len == 0) {
+			const struct arg_schema *s = workload_arg(td->wl, name);
+			if (s && s->type == ARG_TABLE)
+				argset_add(c->a, &td->cmd_args, name, kv->pos, m_string_value(c->a, "", kv->pos));
+		} else if (kv->value->type == TOML_TABLE)
 			flatten(c, td, kv->value, name, 1, name);
 		else
 			check_arg(c, td, name, kv, name);
