@@ -29,6 +29,20 @@
 #      record with "completed" above 0 (SGLang), and with a semantic check
 #      its accuracy is there. CloudAI's script ends with `cleanup`, whose
 #      status is whether the servers stopped in time. Not compared.
+#
+# TritonInference (ref_data/triton-inference.sbatch) is compared line by
+# line as scripts.bats does, with:
+#
+#  T1. HEAD_NODE, NIM_LEADER_IP_ADDRESS, NIM_NUM_COMPUTE_NODES and
+#      NIM_MODEL_TOKENIZER are exported right before the wrapper and the
+#      server srun, not before the test's own variables: they are the
+#      workload's lines. Moved here.
+#  T2. CloudAI writes start_server_wrapper.sh when it generates the script;
+#      kunai's script writes it (#!/bin/sh, printf) into the run dir when
+#      the job starts. Its lines are compared, blank lines, the #! line and
+#      quotes aside.
+#  T3. The NIM model and cache mounts name "$NIM_MODEL_NAME" and
+#      "$NIM_CACHE_PATH", which the script exports (CloudAI: their values).
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -244,4 +258,85 @@ job() {
 	"$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out"
 	grep -q -- '--tp 1 --mem-fraction-static 0.75 &$' "$t/out/sw/0/1/cloudai_sbatch_script.sh"
 	grep -q -- '--tp 2 --mem-fraction-static 0.75 &$' "$t/out/sw/0/2/cloudai_sbatch_script.sh"
+}
+
+@test "TritonInference: servers, then genai-perf (ref_data/triton-inference.sbatch and its wrapper)" {
+	local t=$BATS_TEST_TMPDIR
+	[ -f "$REF/triton-inference.sbatch" ] || skip "CloudAI's reference scripts are absent ($REF; set CLOUDAI_REF_DATA)"
+	mkdir -p "$t/tests" "$t/run"
+	cat >"$t/tests/t.toml" <<-'T'
+	name = "triton-inference"
+	description = "triton-inference"
+	test_template_name = "TritonInference"
+	[cmd_args]
+	server_docker_image_url = "nvcr.io/nim/deepseek-ai/deepseek-r1:1.7.2"
+	client_docker_image_url = "nvcr.io/nvidia/tritonserver:25.01-py3-sdk"
+	served_model_name = "model"
+	tokenizer = "tok"
+	[extra_env_vars]
+	NIM_MODEL_NAME = "__OUTPUT_DIR__/output"
+	NIM_CACHE_PATH = "__OUTPUT_DIR__/output"
+	T
+	printf 'name = "tc"\n[[Tests]]\nid = "ti"\ntest_name = "triton-inference"\nnum_nodes = 3\n' >"$t/scenario.toml"
+	sed 's/^cache_docker_images_locally = true/cache_docker_images_locally = false/' "$GOLDEN/system.toml" >"$t/system.toml"
+	run "$KUNAI" gen --system-config "$t/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	local k=$t/out/ti/0/cloudai_sbatch_script.sh
+	# T1, T3
+	grep -Ev '^export (HEAD_NODE|NIM_LEADER_IP_ADDRESS|NIM_NUM_COMPUTE_NODES|NIM_MODEL_TOKENIZER)=' "$REF/triton-inference.sbatch" |
+		awk -v f="$REF/triton-inference.sbatch" '/--nodes=2/ { while ((getline l < f) > 0) if (l ~ /^export (HEAD_NODE|NIM_LEADER_IP|NIM_NUM|NIM_MODEL_TOK)/) print l } { print }' |
+		sed -e 's|__OUTPUT_DIR__/output:__OUTPUT_DIR__/output:ro|$NIM_MODEL_NAME:$NIM_MODEL_NAME:ro|' \
+			-e 's|__OUTPUT_DIR__/output:__OUTPUT_DIR__/output:rw|$NIM_CACHE_PATH:$NIM_CACHE_PATH:rw|' >"$t/ref"
+	all_lines() {
+		local line
+		while IFS= read -r line; do
+			case $line in
+			'#SBATCH --job-name='*) ;;
+			'#SBATCH '*) printf '%s\n' "${line//=__OUTPUT_DIR__\/output\//=}" ;;
+			'export SLURM_JOB_MASTER_NODE='*) printf '%s\n' "$line" ;;
+			export\ * | srun\ *)
+				line=${line% &}
+				NIM_MODEL_NAME='$NIM_MODEL_NAME' NIM_CACHE_PATH='$NIM_CACHE_PATH' SLURM_JOB_MASTER_NODE='$SLURM_JOB_MASTER_NODE' \
+					words __OUTPUT_DIR__/output __OUTPUT_DIR__/install "$line"
+				printf '\n'
+				;;
+			esac
+		done <"$1"
+	}
+	all_lines "$t/ref" >"$t/cloudai.lines"
+	all_lines "$k" >"$t/kunai.lines"
+	diff -u "$t/cloudai.lines" "$t/kunai.lines"
+	# T2: the wrapper the script writes
+	sed -n "/^printf '%s\\\\n'/,/start_server_wrapper.sh\" && chmod/p" "$k" >"$t/wrapper.sh"
+	RUN_DIR=$t/run bash "$t/wrapper.sh"
+	[ -x "$t/run/start_server_wrapper.sh" ]
+	sh -n "$t/run/start_server_wrapper.sh"
+	grep -v -e '^$' -e '^#!' "$REF/triton-inference-start_server_wrapper.sh" | tr -d "'" >"$t/cloudai.wrapper"
+	grep -v -e '^$' -e '^#!' "$t/run/start_server_wrapper.sh" | tr -d "'" >"$t/kunai.wrapper"
+	[ -s "$t/kunai.wrapper" ] && [ "$(wc -l <"$t/cloudai.lines")" -gt 8 ]
+	diff -u "$t/cloudai.wrapper" "$t/kunai.wrapper"
+}
+
+@test "TritonInference: fewer than 3 nodes or no NIM paths are refused; genai-perf's summary is graded" {
+	local t=$BATS_TEST_TMPDIR d=$BATS_TEST_DIRNAME/cases/slurm/triton_inference r=triton/0
+	mkdir -p "$t/tests"
+	cp "$d/tests/triton.toml" "$t/tests/"
+	sed 's/num_nodes = 3/num_nodes = 2/' "$d/scenario.toml" >"$t/two.toml"
+	run "$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$t/tests" --test-scenario "$t/two.toml" -o "$t/o2"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"two.toml:4:6: error: test 'triton': TritonInference needs at least 3 nodes"* ]]
+	grep -v NIM_CACHE_PATH "$d/tests/triton.toml" >"$t/tests/triton.toml"
+	run "$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$t/tests" --test-scenario "$d/scenario.toml" -o "$t/o3"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"needs extra_env_vars.NIM_CACHE_PATH"* ]]
+	gen_case triton_inference
+	cd "$t/triton_inference"
+	job $r TritonInference
+	echo '{"request_throughput": {"unit": "requests/sec", "avg": 2.5}, "output_token_throughput": {"unit": "tokens/sec", "avg": 320.0}, "time_to_first_token": {"unit": "ms", "avg": 51.0, "p50": 50.0, "p99": 80.5}, "inter_token_latency": {"unit": "ms", "avg": 9.0, "p99": 12.0}}' >$r/profile_export_genai_perf.json
+	"$KUNAI" grade $r/report.json
+	grep -q '"outcome":	"passed"' $r/report.json
+	grep -q '"throughput":	320,' $r/report.json
+	grep -q '"request_throughput":	2.5,' $r/report.json
+	grep -q '"ttft_p99":	80.5,' $r/report.json
+	grep -q '"itl_mean":	9,' $r/report.json
 }

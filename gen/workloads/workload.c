@@ -24,6 +24,7 @@ extern const struct workload wl_osu;
 extern const struct workload wl_sglang;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
+extern const struct workload wl_triton_inference;
 extern const struct workload wl_ucc;
 extern const struct workload wl_vllm;
 
@@ -46,6 +47,7 @@ static const struct workload *const workloads[] = {
 	&wl_osu,
 	&wl_sleep,
 	&wl_slurm_container,
+	&wl_triton_inference,
 	&wl_ucc,
 	&wl_sglang,
 	&wl_vllm,
@@ -72,6 +74,7 @@ static const char *const workload_name_list[] = {
 	"OSUBench",
 	"Sleep",
 	"SlurmContainer",
+	"TritonInference",
 	"UCCTest",
 	"sglang",
 	"vllm",

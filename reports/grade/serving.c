@@ -221,11 +221,59 @@ grade_sglang(struct arena *a, const struct plan_run *r, const char *dir, struct 
 	buf_free(&text);
 }
 
+/* TritonInference: CloudAI reports nothing; genai-perf's own summary,
+ * profile_export_genai_perf.json in its artifact dir (the run dir), holds
+ * one object per measure with unit, avg and percentiles. Absent: no
+ * metrics (the client's exit status decided the run). */
+static void
+grade_triton(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out)
+{
+	static const struct {
+		const char *key, *name, *unit;
+	} m[] = {
+		{"request_throughput", "request_throughput", "req/s"},
+		{"output_token_throughput", "output_throughput", "tok/s"},
+		{"time_to_first_token", "ttft", "ms"},
+		{"inter_token_latency", "itl", "ms"},
+		{"request_latency", "request_latency", "ms"},
+	};
+	static const char *const stats[] = {"avg", "p50", "p99"};
+	struct buf path = {0}, why = {0};
+	const cJSON *o;
+	cJSON *root;
+	bool absent;
+	size_t i, j;
+	double v;
+
+	(void)r;
+	buf_printf(&path, "%s/profile_export_genai_perf.json", dir);
+	root = json_load(path.data, &why, &absent);
+	for (i = 0; root && i < LEN(m); i++) {
+		if (!cJSON_IsObject(o = cJSON_GetObjectItemCaseSensitive(root, m[i].key)))
+			continue;
+		/* rates: their average; output tokens/s is also the headline */
+		if (i < 2) {
+			if (i == 1 && num(o, "avg", &v))
+				metric_add(a, out, "throughput", m[i].unit, v);
+			if (num(o, "avg", &v))
+				metric_add(a, out, m[i].name, m[i].unit, v);
+			continue;
+		}
+		for (j = 0; j < LEN(stats); j++)
+			if (num(o, stats[j], &v))
+				metric_add(a, out, arena_printf(a, "%s_%s", m[i].name, j ? stats[j] : "mean"), m[i].unit, v);
+	}
+	cJSON_Delete(root);
+	buf_free(&path);
+	buf_free(&why);
+}
+
 static const struct {
 	const char *name;
 	grader_dir_fn *fn;
 } dir_graders[] = {
 	{"sglang", grade_sglang},
+	{"triton_inference", grade_triton},
 	{"vllm", grade_vllm},
 };
 
