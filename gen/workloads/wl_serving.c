@@ -233,8 +233,25 @@ serving_free(struct serving *s)
 bool
 serving_check(const struct run *r, struct buf *why)
 {
+	static const char pre[] = "custom_bash.";
 	struct serving s;
-	bool ok = serving_init(&s, NULL, r, why);
+	bool ok;
+	size_t i;
+
+	/* CloudAI compiles the patterns when it loads the test */
+	for (i = 0; i < r->args.len; i++) {
+		const char *key = r->args.items[i].key;
+		regex_t re;
+		if (strncmp(key, pre, sizeof(pre) - 1) != 0)
+			continue;
+		if (regcomp(&re, key + sizeof(pre) - 1, REG_EXTENDED | REG_NOSUB) != 0) {
+			buf_printf(why, "custom_bash pattern '%s' is not a valid (extended) regular expression",
+			           key + sizeof(pre) - 1);
+			return false;
+		}
+		regfree(&re);
+	}
+	ok = serving_init(&s, NULL, r, why);
 
 	serving_free(&s);
 	return ok;
