@@ -254,7 +254,7 @@ static const struct installable installables[] = {
 	{INST_HF_MODEL, "cmd_args.model", NULL, NULL},
 };
 
-static const char *const mounts[] = {"huggingface:/root/.cache/huggingface", NULL};
+static const char *const mounts[] = {"@hf_home:/root/.cache/huggingface", NULL};
 
 const struct workload wl_sglang = {
 	.name = "sglang",

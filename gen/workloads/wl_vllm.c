@@ -467,7 +467,7 @@ static const struct installable installables[] = {
 	{INST_GIT, "cmd_args.proxy_script_repo.url", "cmd_args.proxy_script_repo.commit", NULL},
 };
 
-static const char *const mounts[] = {"huggingface:/root/.cache/huggingface", NULL};
+static const char *const mounts[] = {"@hf_home:/root/.cache/huggingface", NULL};
 
 const struct workload wl_vllm = {
 	.name = "vllm",

@@ -97,7 +97,8 @@ struct workload {
 	 * (constants, or r's own texts). */
 	size_t (*env)(const struct run *r, struct wl_env *out, size_t max);
 	/* Container mounts "SRC:DST" added after the test's, SRC relative to
-	 * the install dir ("" is the install dir itself); NULL-terminated. */
+	 * the install dir ("" is the install dir itself; "@hf_home" the
+	 * system's hf_home_path); NULL-terminated. */
 	const char *const *install_mounts;
 	/* cmd_args keys whose value, a path, is mounted at the same path in the
 	 * container (after install_mounts); NULL-terminated. */

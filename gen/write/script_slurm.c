@@ -142,6 +142,26 @@ repo_dir(struct buf *b, const struct git_repo *g)
 	buf_printf(b, "__%s", g->commit ? g->commit : "");
 }
 
+/* The system's hf_home_path: the default <install>/huggingface under
+ * $INSTALL_DIR, a relative one under the build dir (CloudAI's launch dir). */
+static void
+hf_home(struct word *w, const struct system *sys)
+{
+	const char *hf = sys->hf_home_path, *ip = sys->install_path;
+	size_t n = ip ? strlen(ip) : 0;
+
+	if (!hf || (n && strncmp(hf, ip, n) == 0 && strcmp(hf + n, n && ip[n - 1] == '/' ? "huggingface" : "/huggingface") == 0)) {
+		w_var(w, "INSTALL_DIR");
+		w_lit(w, "/huggingface");
+	} else if (hf[0] == '/')
+		w_lit(w, hf);
+	else {
+		w_var(w, "BUILD_DIR");
+		w_lit(w, "/");
+		w_lit(w, hf);
+	}
+}
+
 static void
 w_mounts(struct word *w, const struct run *r, const struct where *d)
 {
@@ -185,6 +205,11 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 	for (i = 0; r->def->wl->install_mounts && r->def->wl->install_mounts[i]; i++) {
 		const char *m = r->def->wl->install_mounts[i];
 		w_lit(w, ",");
+		if (strncmp(m, "@hf_home:", 9) == 0) {
+			hf_home(w, r->c->system);
+			w_lit(w, m + 8);
+			continue;
+		}
 		w_var(w, "INSTALL_DIR");
 		if (*m != ':')
 			w_lit(w, "/");
