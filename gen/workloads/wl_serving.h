@@ -68,6 +68,13 @@ void serving_body(const struct serving_ops *ops, const struct run *r, const char
 /* workload.check: CloudAI's refusals (role node counts, ports, gpu_ids). */
 bool serving_check(const struct run *r, struct buf *why);
 
+/* wl_serving_args.c: fills s for run r (ops may be NULL for a check);
+ * false, with why set, for what CloudAI refuses. */
+bool serving_init(struct serving *s, const struct serving_ops *ops, const struct run *r, struct buf *why);
+void serving_free(struct serving *s);
+/* Whether r's cmd_args hold table name (set, even empty). */
+bool serving_has(const struct run *r, const char *name);
+
 /* Helpers for the flavours. */
 const char *serving_arg(const struct serving *s, const char *key);
 /* The role's name in keys and files: "serve", "prefill", "decode". */
