@@ -340,3 +340,54 @@ job() {
 	grep -q '"ttft_p99":	80.5,' $r/report.json
 	grep -q '"itl_mean":	9,' $r/report.json
 }
+
+# stubs DIR: srun (runs the command, its --output to that file), scontrol,
+# squeue, scancel, curl and a vllm whose `serve` waits to be stopped and
+# whose `bench serve` prints a result ($SUCCESSES requests) and its JSON.
+stubs() {
+	mkdir -p "$1"
+	cat >"$1/srun" <<-'S'
+	#!/bin/bash
+	out=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--output=*) out=${1#--output=} ;;
+		-*) ;;
+		*) break ;;
+		esac
+		shift
+	done
+	if [ -n "$out" ]; then exec "$@" >"$out" 2>&1; else exec "$@"; fi
+	S
+	printf '#!/bin/sh\necho node1\n' >"$1/scontrol"
+	printf '#!/bin/sh\nexit 0\n' >"$1/squeue"
+	printf '#!/bin/sh\nexit 0\n' >"$1/scancel"
+	printf '#!/bin/sh\nexit 0\n' >"$1/curl"
+	cat >"$1/vllm" <<-'S'
+	#!/bin/bash
+	[ "$1" = serve ] && exec sleep 300
+	dir=
+	while [ $# -gt 0 ]; do [ "$1" = --result-dir ] && dir=$2; shift; done
+	echo '============ Serving Benchmark Result ============'
+	echo "Successful requests:                     $SUCCESSES"
+	echo '{"completed": 30}' >"$dir/vllm-bench.json"
+	S
+	chmod +x "$1"/*
+}
+
+@test "the vllm script runs: server stopped, the benchmark's result is the status, kunai's exit record kept" {
+	local t=$BATS_TEST_TMPDIR d=$BATS_TEST_DIRNAME/cases/slurm/vllm_ray r pid
+	stubs "$t/bin"
+	# the single-node form of the Ray case
+	sed 's/num_nodes = 2/num_nodes = 1/' "$d/scenario.toml" >"$t/one.toml"
+	"$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$d/tests" --test-scenario "$t/one.toml" -o "$t/one" >/dev/null
+	r=$t/one/vllm.ray/0
+	(cd "$r" && PATH=$t/bin:$PATH SUCCESSES=30 SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
+	[ "$(cat "$r/kunai.exit")" = 0 ]
+	grep -q 'Health check passed: http://node1:8300/healthcheck' "$r/out.txt"
+	pid=$(sed -n 's/^Cleaning up PIDs: SERVE_PID=\([0-9][0-9]*\)$/\1/p' "$r/out.txt" | head -n 1)
+	[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null
+	grep -q 'Successful requests: *30' "$r/vllm-bench.log"
+	! (cd "$r" && PATH=$t/bin:$PATH SUCCESSES=0 SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
+	[ "$(cat "$r/kunai.exit")" = 1 ]
+}
