@@ -148,6 +148,8 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 		grade_demote(out, OUTCOME_FAILED, unreadable ? "stdout.txt cannot be read" : "no stdout.txt");
 	if (g)
 		g(a, r, have ? text.data : "", have ? text.len : 0, out);
+	if (grader_dir_find(wl->grader))
+		grader_dir_find(wl->grader)(a, r, dir, out);
 	buf_free(&text);
 }
 
@@ -272,7 +274,7 @@ needs_plan(struct arena *a, const char *dir)
 		return true;
 	wl = workload_find(j.workload);
 	/* every grader may read thresholds (cmd_args) or references */
-	return wl && grader_find(wl->grader);
+	return wl && (grader_find(wl->grader) || grader_dir_find(wl->grader));
 }
 
 int

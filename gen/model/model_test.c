@@ -77,6 +77,7 @@ static const char *const type_names[] = {
 	[ARG_SIZE] = "a size (an integer, or digits with K, M, G or T)",
 	[ARG_LIST] = "a list",
 	[ARG_ANY] = "a single value",
+	[ARG_TABLE] = "a table",
 };
 
 /* One scalar against its schema entry. */
@@ -177,9 +178,26 @@ schema_keys(struct mctx *c, const struct workload *wl)
 	return k;
 }
 
-/* One flattened cmd_args entry. */
+/* Whether key is, or is under, one of the workload's own top-level tables
+ * (workload.tables), which cmd_args cannot hold. */
+static bool
+in_wl_table(const struct workload *wl, const char *key)
+{
+	size_t i, n;
+
+	for (i = 0; wl && wl->tables && wl->tables[i]; i++) {
+		n = strlen(wl->tables[i]);
+		if (strncmp(key, wl->tables[i], n) == 0 && (key[n] == '.' || !key[n]))
+			return true;
+	}
+	return false;
+}
+
+/* One flattened cmd_args entry; table: the workload's own top-level table
+ * it came from (no sweeps there), NULL for cmd_args. */
 static void
-check_arg(struct mctx *c, struct testdef *td, const char *key, const struct toml_keyval *kv)
+check_arg(struct mctx *c, struct testdef *td, const char *key, const struct toml_keyval *kv,
+          const char *table)
 {
 	const struct arg_schema *s = NULL;
 	const struct toml_value *v = kv->value;
@@ -187,8 +205,9 @@ check_arg(struct mctx *c, struct testdef *td, const char *key, const struct toml
 	struct buf b = {0};
 	bool ok;
 
-	if (td->wl && !(s = workload_arg(td->wl, key))) {
-		if (!td->wl->extra_args_ok) {
+	if (td->wl && ((!table && in_wl_table(td->wl, key)) || !(s = workload_arg(td->wl, key)))) {
+		s = NULL;
+		if (!td->wl->extra_args_ok || table) {
 			buf_printf(&b, "unknown key '%s'", m_shown(c, key));
 			m_did_you_mean(&b, key, schema_keys(c, td->wl), td->wl->n_args);
 			merr(c, kv->pos, "%s", b.data);
@@ -204,7 +223,18 @@ check_arg(struct mctx *c, struct testdef *td, const char *key, const struct toml
 			return;
 		}
 	}
-	if (v->type == TOML_ARRAY && (!s || s->type != ARG_LIST))
+	/* a free-form key ("T.*") that is a near miss of a declared one */
+	if (s && s->key[strlen(s->key) - 1] == '*' &&
+	    (near = m_suggest_close(key, schema_keys(c, td->wl), td->wl->n_args)) && !strchr(near, '*')) {
+		merr(c, kv->pos, "unknown key '%s' (did you mean '%s'? other keys pass through as flags)",
+		     m_shown(c, key), near);
+		return;
+	}
+	if (s && s->type == ARG_TABLE)
+		ok = (merr(c, v->pos, "'%s' must be a table, not %s", key, m_a_type(v)), false);
+	else if (table && v->type == TOML_ARRAY && (!s || s->type != ARG_LIST))
+		ok = (merr(c, v->pos, "'%s' takes one value: only cmd_args can be swept", key), false);
+	else if (v->type == TOML_ARRAY && (!s || s->type != ARG_LIST))
 		ok = check_elems(c, key, s, v);
 	else if (s && s->type == ARG_LIST)
 		ok = v->type == TOML_ARRAY ||
@@ -221,11 +251,14 @@ check_arg(struct mctx *c, struct testdef *td, const char *key, const struct toml
 		argset_add(c->a, &td->cmd_args, key, kv->pos, v);
 }
 
-/* Nested tables become dotted keys, in declaration order. */
+/* Nested tables become dotted keys, in declaration order. An empty table
+ * whose key the schema names as ARG_TABLE is kept as an empty value (its
+ * presence counts: CloudAI's prefill = {} means disaggregated). */
 static void
 flatten(struct mctx *c, struct testdef *td, const struct toml_value *t, const char *prefix,
-        int depth)
+        int depth, const char *table)
 {
+	const struct arg_schema *s;
 	const struct toml_keyval *kv;
 	const char *key;
 	size_t i;
@@ -244,10 +277,13 @@ flatten(struct mctx *c, struct testdef *td, const struct toml_value *t, const ch
 			strcat(k, kv->key);
 			key = k;
 		}
-		if (kv->value->type == TOML_TABLE && depth < 64)
-			flatten(c, td, kv->value, key, depth + 1);
+		if (kv->value->type == TOML_TABLE && kv->value->u.table->len == 0 && td->wl &&
+		    (s = workload_arg(td->wl, key)) && s->type == ARG_TABLE && (table || !in_wl_table(td->wl, key)))
+			argset_add(c->a, &td->cmd_args, key, kv->pos, m_string_value(c->a, "", kv->pos));
+		else if (kv->value->type == TOML_TABLE && depth < 64)
+			flatten(c, td, kv->value, key, depth + 1, table);
 		else
-			check_arg(c, td, key, kv);
+			check_arg(c, td, key, kv, table);
 	}
 }
 
@@ -255,10 +291,25 @@ static void
 load_cmd_args(struct mctx *c, struct testdef *td, const struct toml_value *root)
 {
 	const struct toml_value *t = m_table(c, root, "cmd_args");
+	const struct toml_keyval *kv;
 	size_t i;
 
 	if (t)
-		flatten(c, td, t, NULL, 0);
+		flatten(c, td, t, NULL, 0, NULL);
+	/* the workload's own top-level tables, kept under their names */
+	for (i = 0; td->wl && td->wl->tables && td->wl->tables[i]; i++) {
+		const char *name = td->wl->tables[i];
+		if (!(kv = m_kv(root, name)))
+			continue;
+		if (kv->value->type == TOML_TABLE && kv->value->u.table->len == 0) {
+			const struct arg_schema *s = workload_arg(td->wl, name);
+			if (s && s->type == ARG_TABLE)
+				argset_add(c->a, &td->cmd_args, name, kv->pos, m_string_value(c->a, "", kv->pos));
+		} else if (kv->value->type == TOML_TABLE)
+			flatten(c, td, kv->value, name, 1, name);
+		else
+			check_arg(c, td, name, kv, name);
+	}
 	if (!td->wl)
 		return;
 	for (i = 0; i < td->wl->n_args; i++) {
@@ -553,10 +604,19 @@ m_load_testdef(struct mctx *c, const char *path, const struct toml_value *root)
 		merr(c, m_kv(root, "test_template_name")->value->pos, "%s", b.data);
 		buf_free(&b);
 	}
-	m_check_keys(c, root,
-	             td->template_name && !strcmp(td->template_name, "SlurmContainer")
-	                     ? container_keys
-	                     : test_keys);
+	if (td->wl && td->wl->tables) {
+		const char **keys;
+		for (n = 0; td->wl->tables[n]; n++)
+			;
+		keys = arena_alloc(c->a, (LEN(test_keys) + n) * sizeof(*keys));
+		memcpy(keys, test_keys, (LEN(test_keys) - 1) * sizeof(*keys));
+		memcpy(keys + LEN(test_keys) - 1, td->wl->tables, (n + 1) * sizeof(*keys));
+		m_check_keys(c, root, keys);
+	} else
+		m_check_keys(c, root,
+		             td->template_name && !strcmp(td->template_name, "SlurmContainer")
+		                     ? container_keys
+		                     : test_keys);
 	if (m_strlist(c, root, "dse_excluded_args", &td->dse_excluded_args))
 		for (i = 0; i < td->dse_excluded_args.len; i++)
 			if (strncmp(td->dse_excluded_args.items[i], "cmd_args.", 9) != 0)

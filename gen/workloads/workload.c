@@ -32,9 +32,12 @@ extern const struct workload wl_nixl_bench;
 extern const struct workload wl_nixl_kvbench;
 extern const struct workload wl_nixl_perftest;
 extern const struct workload wl_osu;
+extern const struct workload wl_sglang;
 extern const struct workload wl_sleep;
 extern const struct workload wl_slurm_container;
+extern const struct workload wl_triton_inference;
 extern const struct workload wl_ucc;
+extern const struct workload wl_vllm;
 
 static const struct workload *const workloads[] = {
 	&wl_bash_cmd,
@@ -63,7 +66,10 @@ static const struct workload *const workloads[] = {
 	&wl_osu,
 	&wl_sleep,
 	&wl_slurm_container,
+	&wl_triton_inference,
 	&wl_ucc,
+	&wl_sglang,
+	&wl_vllm,
 };
 
 /* Kept in the same order as workloads[]; a static table keeps
@@ -95,7 +101,10 @@ static const char *const workload_name_list[] = {
 	"OSUBench",
 	"Sleep",
 	"SlurmContainer",
+	"TritonInference",
 	"UCCTest",
+	"sglang",
+	"vllm",
 	NULL,
 };
 
@@ -183,7 +192,7 @@ find_arg(const struct argset *as, const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < as->len; i++)
+	for (i = 0; key && i < as->len; i++)
 		if (strcmp(as->items[i].key, key) == 0)
 			return &as->items[i];
 	return NULL;
@@ -376,4 +385,12 @@ workload_repo_dir(struct buf *b, const char *url, const char *commit)
 		e -= 4;
 	buf_push(b, s, (size_t)(e - s));
 	buf_printf(b, "__%s", commit ? commit : "");
+}
+
+void
+workload_refuse(struct wl_diags *d, const struct run *r, bool ok, struct buf *why)
+{
+	if (!ok)
+		workload_error(d, r, NULL, false, false, "%s", buf_str(why));
+	buf_free(why);
 }

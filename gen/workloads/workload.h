@@ -19,6 +19,7 @@ enum arg_type {
 	ARG_SIZE,  /* integer or string like "32M", "4G" (nccl-tests sizes) */
 	ARG_LIST,  /* a real list value, never a sweep dimension */
 	ARG_ANY,   /* any single value (string, number, boolean), passed on as text */
+	ARG_TABLE, /* a table: "T" set (as "") when cmd_args.T is an empty table */
 };
 
 /* A key "T.*" stands for every key of the table cmd_args.T (flattened to
@@ -45,6 +46,7 @@ enum inst_kind {
 	 * puts at path in the install dir; the batch script refuses to run
 	 * without it, saying hint */
 	INST_USER_FILE,
+	INST_HF_MODEL, /* a Hugging Face model (url: its name) under the system's hf_home_path */
 };
 
 struct installable {
@@ -147,11 +149,24 @@ struct workload {
 	 * other sruns of r have them. */
 	void (*container_body)(const struct run *r, const char *image, const char *mounts, struct buf *out);
 	/* Container mounts "SRC:DST" added after the test's, SRC relative to
-	 * the install dir ("" is the install dir itself); NULL-terminated. */
+	 * the install dir ("" is the install dir itself; "@hf_home" the
+	 * system's hf_home_path); NULL-terminated. */
 	const char *const *install_mounts;
 	/* cmd_args keys whose value, a path, is mounted at the same path in the
 	 * container (after install_mounts); NULL-terminated. */
 	const char *const *arg_mounts;
+	/* Top-level tables (or values) of a test definition that the workload
+	 * reads besides cmd_args (vLLM's bench_cmd_args), NULL-terminated:
+	 * checked against the schema's "NAME.key" entries and kept in the
+	 * run's cmd_args under those keys; they hold no sweeps. */
+	const char *const *tables;
+	/* Slurm: srun --mpi= of the test's own steps instead of the system's
+	 * (CloudAI's serving workloads: "none"). */
+	const char *mpi;
+	/* Slurm: as script_body, given CloudAI's srun prefix of the test's
+	 * steps with -N (prefix_n) and without (prefix), container included. */
+	void (*script_body_srun)(const struct run *r, const char *prefix_n, const char *prefix,
+	                         struct buf *out);
 };
 
 /* Returns the workload named name, or NULL. */
@@ -187,6 +202,9 @@ struct wl_diags {
  * points that have it). */
 void workload_error(struct wl_diags *d, const struct run *r, const char *key, bool env, bool point,
                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* For a check that returns false with why set when run r cannot be
+ * generated: adds why as an error at the test case. Frees why. */
+void workload_refuse(struct wl_diags *d, const struct run *r, bool ok, struct buf *why);
 /* Prints d's errors (sorted by file, line, column), empties d and returns
  * how many there were. */
 size_t workload_diags_flush(struct wl_diags *d);

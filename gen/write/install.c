@@ -192,6 +192,13 @@ add_git(struct collect *c, const char *url, const char *commit, const char *path
 	return r;
 }
 
+/* An installable's field: "cmd_args.KEY" is r's value of KEY (NULL when unset). */
+static const char *
+arg_ref(const struct run *r, const char *v)
+{
+	return v && strncmp(v, "cmd_args.", 9) == 0 ? workload_value(r, v + 9) : v;
+}
+
 static void
 run_items(struct collect *c, const struct run *r)
 {
@@ -213,13 +220,16 @@ run_items(struct collect *c, const struct run *r)
 
 		switch (in->kind) {
 		case INST_IMAGE:
-			if (strncmp(in->url, "cmd_args.", 9) == 0)
-				add_image(c, workload_value(r, in->url + 9));
-			else
-				add_image(c, in->url);
+			add_image(c, arg_ref(r, in->url));
 			break;
 		case INST_GIT:
-			git = add_git(c, in->url, in->commit, in->path, false);
+			/* a repository the test names (cmd_args.KEY) only when it names one */
+			if (arg_ref(r, in->url))
+				git = add_git(c, arg_ref(r, in->url), arg_ref(r, in->commit), in->path, false);
+			break;
+		case INST_HF_MODEL:
+			/* not downloaded by kunai: the server fetches it into HF_HOME (the
+			 * system's hf_home_path, mounted) when it first starts (README) */
 			break;
 		case INST_VENV:
 			if (in->path)

@@ -128,6 +128,26 @@ w_image(struct word *w, const struct system *sys, const char *url)
 	buf_free(&name);
 }
 
+/* The system's hf_home_path: the default <install>/huggingface under
+ * $INSTALL_DIR, a relative one under the build dir (CloudAI's launch dir). */
+static void
+hf_home(struct word *w, const struct system *sys)
+{
+	const char *hf = sys->hf_home_path, *ip = sys->install_path;
+	size_t n = ip ? strlen(ip) : 0;
+
+	if (!hf || (n && strncmp(hf, ip, n) == 0 && strcmp(hf + n, n && ip[n - 1] == '/' ? "huggingface" : "/huggingface") == 0)) {
+		w_var(w, "INSTALL_DIR");
+		w_lit(w, "/huggingface");
+	} else if (hf[0] == '/')
+		w_lit(w, hf);
+	else {
+		w_var(w, "BUILD_DIR");
+		w_lit(w, "/");
+		w_lit(w, hf);
+	}
+}
+
 static void
 w_mounts(struct word *w, const struct run *r, const struct where *d)
 {
@@ -171,6 +191,11 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 	for (i = 0; r->def->wl->install_mounts && r->def->wl->install_mounts[i]; i++) {
 		const char *m = r->def->wl->install_mounts[i];
 		w_lit(w, ",");
+		if (strncmp(m, "@hf_home:", 9) == 0) {
+			hf_home(w, r->c->system);
+			w_lit(w, m + 8);
+			continue;
+		}
 		w_var(w, "INSTALL_DIR");
 		if (*m != ':')
 			w_lit(w, "/");
@@ -266,7 +291,7 @@ srun_prefix(struct buf *out, const struct run *r, const struct where *d, bool wi
 	}
 	buf_puts(out, " --export=ALL");
 	if (!wl->uses_mpi || wl->uses_mpi(r)) {
-		w_lit(&w, sys->mpi ? sys->mpi : "pmix");
+		w_lit(&w, wl->mpi ? wl->mpi : sys->mpi ? sys->mpi : "pmix");
 		w_emit(out, "--mpi=", &w);
 	}
 	if (ntasks > 0)
@@ -395,6 +420,15 @@ run_line(struct buf *out, const struct run *r, const struct where *d, const stru
 		buf_free(&image);
 		buf_free(&mounts);
 		w_free(&w);
+		return;
+	}
+	if (r->def->wl->script_body_srun) {
+		struct buf full = {0}, bare = {0};
+		srun_prefix(&full, r, d, true, true, NULL);
+		srun_prefix(&bare, r, d, false, true, NULL);
+		r->def->wl->script_body_srun(r, buf_str(&full), buf_str(&bare), out);
+		buf_free(&full);
+		buf_free(&bare);
 		return;
 	}
 	/* BashCmd: CloudAI's srun prefix is empty, the command runs right here */

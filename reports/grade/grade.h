@@ -17,6 +17,11 @@ typedef void grader_fn(struct arena *a, const struct plan_run *r, const char *te
 
 /* The grader named name (workload.grader), or NULL. */
 grader_fn *grader_find(const char *name);
+/* A grader that reads the files a run wrote in its directory dir (the
+ * serving benchmarks' JSON), after the stdout grader if any. */
+typedef void grader_dir_fn(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out);
+/* serving.c: the directory grader named name, or NULL. */
+grader_dir_fn *grader_dir_find(const char *name);
 
 /* Appends a value measured on the whole run (no GPU, no size; node: the
  * run's only node, if it had one) and returns it for its location. A value
