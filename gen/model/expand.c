@@ -218,6 +218,8 @@ resolve_point(struct arena *a, const struct campaign *c, const struct test_case 
 		}
 	}
 	r->num_nodes = tc->num_nodes && tc->num_nodes->type != TOML_ARRAY ? int_value(tc->num_nodes) : 1;
+	if (!tc->num_nodes_set && !tc->nodes.len && d->wl && d->wl->num_nodes)
+		r->num_nodes = d->wl->num_nodes(r);
 	for (j = 0; j < ndims; j++) {
 		const struct toml_value *v = dims[j].values->items[pick[j]];
 		if (dims[j].set == DIM_NODES)

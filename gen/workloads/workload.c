@@ -11,6 +11,7 @@
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
 
+extern const struct workload wl_ai_dynamo;
 extern const struct workload wl_bash_cmd;
 extern const struct workload wl_chakra_replay;
 extern const struct workload wl_ddlb;
@@ -26,6 +27,7 @@ extern const struct workload wl_slurm_container;
 extern const struct workload wl_ucc;
 
 static const struct workload *const workloads[] = {
+	&wl_ai_dynamo,
 	&wl_bash_cmd,
 	&wl_chakra_replay,
 	&wl_ddlb,
@@ -50,6 +52,7 @@ static const struct workload *const workloads[] = {
 /* Kept in the same order as workloads[]; a static table keeps
  * workload_names() free of allocation and global mutable state. */
 static const char *const workload_name_list[] = {
+	"AIDynamo",
 	"BashCmd",
 	"ChakraReplay",
 	"DDLBTest",

@@ -100,6 +100,19 @@ struct workload {
 	/* cmd_args keys whose value, a path, is mounted at the same path in the
 	 * container (after install_mounts); NULL-terminated. */
 	const char *const *arg_mounts;
+	/* Slurm: mount the system's hf_home_path at /cloudai_install/huggingface,
+	 * after install_mounts and before arg_mounts (CloudAI's serving order). */
+	bool hf_home_mount;
+	/* Optional: the node count of a run whose case sets neither num_nodes
+	 * nor nodes (AIDynamo: its prefill and decode workers' nodes). */
+	int (*num_nodes)(const struct run *r);
+	/* Slurm, optional: shell lines before the run's command line (side
+	 * services, files the job writes for itself), given the run's srun
+	 * prefix (srun ... --container-mounts=... and the extra srun args). */
+	void (*script_pre)(const struct run *r, const char *srun_prefix, struct buf *out);
+	/* Slurm, optional: shell lines after it, which may change $KUNAI_RC
+	 * (the run's status), e.g. a success check on files the run wrote. */
+	void (*script_post)(const struct run *r, struct buf *out);
 };
 
 /* Returns the workload named name, or NULL. */
