@@ -39,15 +39,8 @@ scalar_text(struct arena *a, const struct toml_value *v)
 		else if (isinf(v->u.flt))
 			snprintf(tmp, sizeof(tmp), v->u.flt < 0 ? "-inf" : "inf");
 		else {
-			/* shortest text that reads back as the same double */
-			int prec;
-			for (prec = 1; prec <= 17; prec++) {
-				snprintf(tmp, sizeof(tmp), "%.*g", prec, v->u.flt);
-				if (strtod(tmp, NULL) == v->u.flt)
-					break;
-			}
-			if (!strpbrk(tmp, ".eEn"))
-				strcat(tmp, ".0");
+			/* shortest text that reads back as the same double, as Python prints it */
+			util_float_repr(tmp, sizeof(tmp), v->u.flt);
 		}
 		break;
 	case TOML_BOOL:

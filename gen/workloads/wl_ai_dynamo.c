@@ -485,7 +485,44 @@ env(const struct run *r, struct wl_env *out, size_t max)
 	return n;
 }
 
+static bool
+validate(const struct argset *args, struct buf *msg, const struct toml_value **where)
+{
+	static const char *const conns[] = {"kvbm", "lmcache", "nixl", "none"};
+	const struct toml_value *v = serve_arg(args, "dynamo.connector");
+	size_t i, j, n;
+
+	if (!serve_check_phases(args, msg, where))
+		return false;
+	/* the connector: words (a string or a list of them) of CloudAI's four */
+	for (i = 0; v && i < (v->type == TOML_ARRAY ? v->u.array->len : 1); i++) {
+		const struct toml_value *e = v->type == TOML_ARRAY ? v->u.array->items[i] : v;
+		const char *s = e->type == TOML_STRING ? e->u.str.s : "";
+		while (*s) {
+			n = strcspn(s, " ");
+			for (j = 0; j < LEN(conns) && (strlen(conns[j]) != n || strncmp(s, conns[j], n)); j++)
+				;
+			if (j == LEN(conns) && n) {
+				*where = e;
+				buf_printf(msg, "invalid connector '%.*s' (kvbm, lmcache, nixl or none)", (int)n, s);
+				return false;
+			}
+			s += n + (s[n] == ' ');
+		}
+	}
+	if (serve_has(args, "lmcache_controller.") && !serve_arg(args, "lmcache_controller.cmd")) {
+		buf_puts(msg, "[cmd_args.lmcache_controller] needs 'cmd'");
+		return false;
+	}
+	if (serve_has(args, "aiperf_accuracy.") && !serve_arg(args, "aiperf_accuracy.cli")) {
+		buf_puts(msg, "[cmd_args.aiperf_accuracy] needs 'cli'");
+		return false;
+	}
+	return true;
+}
+
 const struct workload wl_ai_dynamo = {
+	.validate = validate,
 	.name = "AIDynamo",
 	.args = args,
 	.n_args = LEN(args),

@@ -138,7 +138,6 @@ void
 serve_scalar(struct buf *b, const struct toml_value *v)
 {
 	char tmp[64];
-	int prec;
 
 	switch (v->type) {
 	case TOML_STRING:
@@ -155,15 +154,8 @@ serve_scalar(struct buf *b, const struct toml_value *v)
 			buf_puts(b, isnan(v->u.flt) ? "nan" : v->u.flt < 0 ? "-inf" : "inf");
 			return;
 		}
-		/* Python's repr: the shortest text that reads back the same */
-		for (prec = 1; prec <= 17; prec++) {
-			snprintf(tmp, sizeof(tmp), "%.*g", prec, v->u.flt);
-			if (strtod(tmp, NULL) == v->u.flt)
-				break;
-		}
+		util_float_repr(tmp, sizeof(tmp), v->u.flt);
 		buf_puts(b, tmp);
-		if (!strpbrk(tmp, ".eEn"))
-			buf_puts(b, ".0");
 		return;
 	default:
 		return;
@@ -617,4 +609,122 @@ serve_aiperf_script(const struct run *r, const char *model, const char *endpoint
 	buf_printf(out, "chmod 755 %s/aiperf.sh\n", dir_word);
 	buf_free(&s);
 	buf_free(&t);
+}
+
+const struct toml_value *
+serve_arg(const struct argset *args, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < args->len; i++)
+		if (strcmp(args->items[i].key, key) == 0)
+			return args->items[i].val;
+	return NULL;
+}
+
+bool
+serve_has(const struct argset *args, const char *prefix)
+{
+	size_t i, n = strlen(prefix);
+
+	for (i = 0; i < args->len; i++)
+		if (strncmp(args->items[i].key, prefix, n) == 0)
+			return true;
+	return false;
+}
+
+static const struct toml_value *
+tget(const struct toml_value *t, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < t->u.table->len; i++)
+		if (strcmp(t->u.table->items[i].key, key) == 0)
+			return t->u.table->items[i].value;
+	return NULL;
+}
+
+bool
+serve_check_phases(const struct argset *args, struct buf *msg, const struct toml_value **where)
+{
+	const struct toml_value *ph = serve_arg(args, "aiperf_phases"), *p, *name, *a, *o;
+	size_t i, j, k;
+
+	if (!ph)
+		return true;
+	*where = ph;
+	if (ph->type != TOML_ARRAY) {
+		buf_puts(msg, "'aiperf_phases' must be a list of tables ([[cmd_args.aiperf_phases]])");
+		return false;
+	}
+	for (i = 0; i < ph->u.array->len; i++) {
+		p = *where = ph->u.array->items[i];
+		if (p->type != TOML_TABLE) {
+			buf_puts(msg, "'aiperf_phases' must hold tables, each a phase");
+			return false;
+		}
+		name = tget(p, "name");
+		if (!name || name->type != TOML_STRING || !name->u.str.len ||
+		    strspn(name->u.str.s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+		            name->u.str.len) {
+			*where = name ? name : p;
+			buf_puts(msg, "an aiperf phase needs a name of letters, digits, '_', '.' and '-'");
+			return false;
+		}
+		for (j = 0; j < i; j++) {
+			o = tget(ph->u.array->items[j], "name");
+			if (o && o->type == TOML_STRING && strcmp(o->u.str.s, name->u.str.s) == 0) {
+				*where = name;
+				buf_printf(msg, "aiperf phase names must be unique: '%s' is used twice", name->u.str.s);
+				return false;
+			}
+		}
+		for (j = 0; j < p->u.table->len; j++) {
+			const struct toml_keyval *kv = &p->u.table->items[j];
+			a = kv->value;
+			if (strcmp(kv->key, "args") == 0) {
+				if (a->type != TOML_TABLE) {
+					*where = a;
+					buf_puts(msg, "an aiperf phase's 'args' must be a table");
+					return false;
+				}
+				for (k = 0; k < a->u.table->len; k++)
+					if (a->u.table->items[k].value->type == TOML_TABLE ||
+					    a->u.table->items[k].value->type == TOML_ARRAY) {
+						*where = a->u.table->items[k].value;
+						buf_printf(msg, "aiperf argument '%s' must be a single value (a string "
+						                "with aiperf's own syntax for several)",
+						           a->u.table->items[k].key);
+						return false;
+					}
+			} else if (a->type == TOML_TABLE || a->type == TOML_ARRAY) {
+				*where = a;
+				buf_printf(msg, "an aiperf phase's '%s' must be a single value", kv->key);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+void
+serve_install_dir(const struct run *r, struct buf *out)
+{
+	const char *ip = r->c->system->install_path, *d;
+	struct buf b = {0};
+
+	if (ip && ip[0] == '/') {
+		sh_quote(out, ip);
+		return;
+	}
+	/* a relative install_path is relative to the build dir */
+	buf_puts(&b, "..");
+	for (d = r->dir; (d = strchr(d, '/')); d++)
+		buf_puts(&b, "/..");
+	while (ip && ip[0] == '.' && ip[1] == '/')
+		ip += 2;
+	if (ip && *ip && strcmp(ip, ".") != 0)
+		buf_printf(&b, "/%s", ip);
+	sh_quote(out, buf_str(&b));
+	buf_free(&b);
 }

@@ -44,6 +44,18 @@ void serve_scalar(struct buf *b, const struct toml_value *v);
 void serve_aiperf_script(const struct run *r, const char *model, const char *endpoint,
                          const char *dir_word, struct buf *out);
 
+/* Appends the install dir as a shell word relative to the run dir (where
+ * a job runs, in both schedulers), or absolute when install_path is. */
+void serve_install_dir(const struct run *r, struct buf *out);
+
+/* For the validators: the value of cmd_args key in args, or NULL; whether
+ * some key starts with prefix ("aiperf_accuracy."). */
+const struct toml_value *serve_arg(const struct argset *args, const char *key);
+bool serve_has(const struct argset *args, const char *prefix);
+/* Checks cmd_args.aiperf_phases: a list of tables, each with a unique name
+ * of [A-Za-z0-9_.-] and single values in its args. */
+bool serve_check_phases(const struct argset *args, struct buf *msg, const struct toml_value **where);
+
 /* Appends the srun prefix of an auxiliary step: the run's srun prefix
  * without its node count, with image (NULL: no container at all) in place
  * of the run's container image. */

@@ -12,9 +12,11 @@
 #include "gen/model/expand.h"
 
 extern const struct workload wl_ai_dynamo;
+extern const struct workload wl_aiconfig;
 extern const struct workload wl_bash_cmd;
 extern const struct workload wl_chakra_replay;
 extern const struct workload wl_ddlb;
+extern const struct workload wl_dynamo_mocker;
 extern const struct workload wl_fio;
 extern const struct workload wl_megatron_bridge;
 extern const struct workload wl_megatron_run;
@@ -28,9 +30,11 @@ extern const struct workload wl_ucc;
 
 static const struct workload *const workloads[] = {
 	&wl_ai_dynamo,
+	&wl_aiconfig,
 	&wl_bash_cmd,
 	&wl_chakra_replay,
 	&wl_ddlb,
+	&wl_dynamo_mocker,
 	&wl_fio,
 	&wl_kunai[WL_KUNAI_ALLREDUCE],
 	&wl_kunai[WL_KUNAI_BISECTION],
@@ -53,9 +57,11 @@ static const struct workload *const workloads[] = {
  * workload_names() free of allocation and global mutable state. */
 static const char *const workload_name_list[] = {
 	"AIDynamo",
+	"Aiconfigurator",
 	"BashCmd",
 	"ChakraReplay",
 	"DDLBTest",
+	"DynamoMocker",
 	"Fio",
 	"KunaiAllReduce",
 	"KunaiBisection",

@@ -6,8 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct argset;
 struct buf;
 struct run;
+struct toml_value;
 
 enum arg_type {
 	ARG_STRING,
@@ -103,6 +105,11 @@ struct workload {
 	/* Slurm: mount the system's hf_home_path at /cloudai_install/huggingface,
 	 * after install_mounts and before arg_mounts (CloudAI's serving order). */
 	bool hf_home_mount;
+	/* Optional: checks what the schema cannot (tables that go together,
+	 * lists of tables); on a bad cmd_args set args, writes the message to
+	 * msg, sets *where to the value at fault (NULL: the cmd_args table) and
+	 * returns false. */
+	bool (*validate)(const struct argset *args, struct buf *msg, const struct toml_value **where);
 	/* Optional: the node count of a run whose case sets neither num_nodes
 	 * nor nodes (AIDynamo: its prefill and decode workers' nodes). */
 	int (*num_nodes)(const struct run *r);
