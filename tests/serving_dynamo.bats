@@ -96,15 +96,37 @@ gen_case() {
 
 @test "AIDynamo: the aiperf phase script is CloudAI's, byte for byte (ref_data/ai-dynamo-aiperf.sh)" {
 	[ -f "$REF/ai-dynamo-aiperf.sh" ] || skip "CloudAI's reference scripts are absent ($REF)"
-	gen_case "$CASES/ai-dynamo.test.toml"
+	gen_case "$CASES/ref/ai-dynamo.toml"
 	sed -n "/<<'KUNAI_AIPERF'/,/^KUNAI_AIPERF\$/p" "$S" | sed '1d;$d' >"$BATS_TEST_TMPDIR/aiperf.sh"
 	diff -u "$REF/ai-dynamo-aiperf.sh" "$BATS_TEST_TMPDIR/aiperf.sh"
 }
 
 @test "AIDynamo: every line of ref_data/ai-dynamo.sbatch, the DCGM exporter's too" {
 	[ -f "$REF/ai-dynamo.sbatch" ] || skip "CloudAI's reference scripts are absent ($REF)"
-	gen_case "$CASES/ai-dynamo.test.toml"
+	gen_case "$CASES/ref/ai-dynamo.toml"
 	lines "$REF/ai-dynamo.sbatch" >"$BATS_TEST_TMPDIR/cloudai.lines"
 	lines "$S" >"$BATS_TEST_TMPDIR/kunai.lines"
 	diff -u "$BATS_TEST_TMPDIR/cloudai.lines" "$BATS_TEST_TMPDIR/kunai.lines"
+}
+
+@test "tests/cases/serve: kunai's own expected scripts (AIDynamo, Aiconfigurator, DynamoMocker)" {
+	local d name t got n=0 bad=0 f
+	for d in "$CASES"/*/; do
+		[ -f "$d/scenario.toml" ] || continue
+		name=$(basename "$d") t=$BATS_TEST_TMPDIR/$name
+		"$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$d/tests" --test-scenario "$d/scenario.toml" \
+			-o "$t" >"$t.log" 2>&1 || { cat "$t.log"; bad=$((bad + 1)); continue; }
+		got=$(cd "$t" && find . -name cloudai_sbatch_script.sh -o -name run.sh)
+		[ "$(printf '%s\n' "$got" | wc -l)" -eq 1 ] || { echo "$name: not one run: $got"; bad=$((bad + 1)); continue; }
+		f=expected.sbatch
+		case $got in */run.sh) f=expected.sh ;; esac
+		if [ -n "${UPDATE:-}" ]; then
+			cp "$t/$got" "$d/$f"
+		else
+			diff -u "$d/$f" "$t/$got" || bad=$((bad + 1))
+		fi
+		n=$((n + 1))
+	done
+	echo "$n cases, $bad failures"
+	[ "$bad" -eq 0 ] && [ "$n" -ge 4 ]
 }

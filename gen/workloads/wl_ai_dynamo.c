@@ -180,22 +180,30 @@ uses_aiperf_script(const struct run *r)
 	return w && strstr(w, "aiperf.sh");
 }
 
+/* " --nodelist=a,b" of the run's explicit nodes, if any. */
+static void
+nodelist(const struct run *r, struct buf *out)
+{
+	size_t i;
+
+	if (!r->nodes.len)
+		return;
+	buf_puts(out, " --nodelist=");
+	for (i = 0; i < r->nodes.len; i++) {
+		if (i)
+			buf_putc(out, ',');
+		sh_quote_cont(out, r->nodes.items[i]);
+	}
+}
+
 /* --nodes, --ntasks: one task per node, each with its own output files. */
 static void
 srun_args(const struct run *r, struct buf *out)
 {
 	int n = r->nodes.len ? (int)r->nodes.len : r->num_nodes;
-	size_t i;
 
 	buf_printf(out, " --nodes=%d", n);
-	if (r->nodes.len) {
-		buf_puts(out, " --nodelist=");
-		for (i = 0; i < r->nodes.len; i++) {
-			if (i)
-				buf_putc(out, ',');
-			sh_quote_cont(out, r->nodes.items[i]);
-		}
-	}
+	nodelist(r, out);
 	buf_printf(out, " --ntasks=%d --ntasks-per-node=1", n);
 	buf_puts(out, " --output=\"$RUN_DIR/node-%n-stdout.txt\" --error=\"$RUN_DIR/node-%n-stderr.txt\"");
 }
@@ -345,6 +353,11 @@ script_pre(const struct run *r, const char *srun_prefix, struct buf *out)
 	const char *v;
 	size_t i;
 
+	/* the caches' configs, where the workers' variables point */
+	serve_conf_file(r, "hicache", false, "hicache-config.toml", out);
+	serve_conf_file(r, "lmcache", true, "lmcache-config.yaml", out);
+	if (has(r, "lmcache."))
+		buf_puts(out, "cp \"$RUN_DIR\"/lmcache-config.yaml \"$RUN_DIR\"/lmcache-config.original.yaml\n");
 	if (uses_aiperf_script(r))
 		serve_aiperf_script(r, workload_value(r, "dynamo.model"), workload_value(r, "dynamo.endpoint"),
 		                    "\"$RUN_DIR\"", out);
@@ -354,11 +367,16 @@ script_pre(const struct run *r, const char *srun_prefix, struct buf *out)
 		buf_printf(&c, "mkdir -p %s; export CLOUDAI_RUNTIME_FILE=\"%s/${SLURMD_NODENAME:-$(hostname)}.json\"; %s",
 		           img ? "/cloudai_run_results/runtime" : "\"$RUN_DIR\"/runtime",
 		           img ? "/cloudai_run_results/runtime" : "$RUN_DIR/runtime", v);
+		/* without a container the step's shell finds the run dir in its environment */
+		if (!img)
+			buf_puts(out, "RUN_DIR=\"$RUN_DIR\" ");
 		serve_aux_prefix(r, srun_prefix, img, out);
-		buf_printf(out, " --nodes=%d --ntasks=%d --ntasks-per-node=1"
+		buf_printf(out, " --nodes=%d", n);
+		nodelist(r, out);
+		buf_printf(out, " --ntasks=%d --ntasks-per-node=1"
 		                " --output=\"$RUN_DIR/startup-node-%%n-stdout.txt\""
 		                " --error=\"$RUN_DIR/startup-node-%%n-stderr.txt\" bash -lc ",
-		           n, n);
+		           n);
 		sh_quote(out, buf_str(&c));
 		buf_puts(out, " || exit 1\n");
 		buf_free(&c);
@@ -369,14 +387,7 @@ script_pre(const struct run *r, const char *srun_prefix, struct buf *out)
 	buf_puts(out, "# Start DCGM exporter on each node.\necho \"Starting DCGM exporter...\"\n");
 	serve_aux_prefix(r, srun_prefix, dcgm_image(r), out);
 	buf_printf(out, " --overlap --job-name=cloudai-dcgm-exporter -N%d", n);
-	if (r->nodes.len) {
-		buf_puts(out, " --nodelist=");
-		for (i = 0; i < r->nodes.len; i++) {
-			if (i)
-				buf_putc(out, ',');
-			sh_quote_cont(out, r->nodes.items[i]);
-		}
-	}
+	nodelist(r, out);
 	buf_printf(out, " --ntasks=%d --ntasks-per-node=1 --output=\"$RUN_DIR/dcgm-node-%%n-stdout.txt\""
 	                " --error=\"$RUN_DIR/dcgm-node-%%n-stderr.txt\" bash -lc 'DCGM_EXPORTER_LISTEN=:%s dcgm-exporter' &\n",
 	           n, v);

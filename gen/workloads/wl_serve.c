@@ -70,8 +70,8 @@ serve_is_bool(const struct run *r, const char *table, const char *name)
 }
 
 /* Whether name (as written) is one of list, dashes and underscores alike. */
-static bool
-listed(const char *name, const char *const *list)
+bool
+serve_listed(const char *name, const char *const *list)
 {
 	size_t i, j;
 
@@ -117,7 +117,7 @@ serve_extras(const struct run *r, const char *table, const char *prefix, const c
 			continue;
 		k += table ? n + 1 : 0;
 		/* a nested table of an extra key: Python prints a dict, kunai none */
-		if (strchr(k, '.') || listed(k, declared))
+		if (strchr(k, '.') || serve_listed(k, declared))
 			continue;
 		pair(out, prefix, k, r->args.items[i].value);
 	}
@@ -217,398 +217,6 @@ serve_aux_prefix(const struct run *r, const char *srun_prefix, const char *image
 		}
 		buf_putc(out, *p++);
 	}
-}
-
-/* aiperf's ordered arguments (a Python dict): kind 0 a value, 1 True (the
- * flag alone), 2 False or None (left out). */
-struct aarg {
-	char *key, *text;
-	int kind;
-};
-
-struct aargs {
-	struct aarg *items;
-	size_t len, cap;
-};
-
-static void
-aset(struct aargs *a, const char *key, const char *text, int kind)
-{
-	size_t i;
-
-	for (i = 0; i < a->len; i++)
-		if (strcmp(a->items[i].key, key) == 0)
-			break;
-	if (i == a->len) {
-		if (a->len == a->cap) {
-			a->cap = a->cap ? a->cap * 2 : 16;
-			a->items = xrealloc(a->items, a->cap * sizeof(*a->items));
-		}
-		a->items[a->len].key = xstrdup(key);
-		a->items[a->len++].text = NULL;
-	}
-	free(a->items[i].text);
-	a->items[i].text = xstrdup(text ? text : "");
-	a->items[i].kind = kind;
-}
-
-static struct aarg *
-aget(struct aargs *a, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < a->len; i++)
-		if (strcmp(a->items[i].key, key) == 0)
-			return &a->items[i];
-	return NULL;
-}
-
-static void
-afree(struct aargs *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->len; i++) {
-		free(a->items[i].key);
-		free(a->items[i].text);
-	}
-	free(a->items);
-}
-
-/* " --key [value]" of one argument; marks it rendered (kind 2). */
-static void
-arender(struct buf *out, struct aarg *g)
-{
-	if (!g || g->kind == 2)
-		return;
-	buf_printf(out, " --%s", g->key);
-	if (g->kind == 0) {
-		buf_putc(out, ' ');
-		sh_quote(out, g->text);
-	}
-	g->kind = 2;
-}
-
-/* A phase's string field (dashes or underscores), or NULL. */
-static const char *
-pstr(const struct toml_value *ph, const char *name, struct buf *tmp)
-{
-	size_t i;
-
-	for (i = 0; ph && i < ph->u.table->len; i++) {
-		const struct toml_keyval *kv = &ph->u.table->items[i];
-		const char *const one[] = {name, NULL};
-		if (!listed(kv->key, one) || kv->value->type == TOML_TABLE || kv->value->type == TOML_ARRAY)
-			continue;
-		tmp->len = 0;
-		serve_scalar(tmp, kv->value);
-		return buf_str(tmp);
-	}
-	return NULL;
-}
-
-/* The phase's value of an AIPerf field, else the base's (cmd_args.aiperf). */
-static const char *
-field(const struct run *r, const struct toml_value *ph, const char *name, struct buf *tmp)
-{
-	const char *v = pstr(ph, name, tmp);
-
-	return v ? v : serve_get(r, "aiperf", name);
-}
-
-static void
-results_path(struct buf *b, const char *p)
-{
-	b->len = 0;
-	if (p[0] != '/')
-		buf_puts(b, "/cloudai_run_results/");
-	buf_puts(b, p);
-}
-
-static void
-log_line(struct buf *s, const char *indent, const char *msg)
-{
-	buf_printf(s, "%slog ", indent);
-	sh_quote(s, msg);
-	buf_putc(s, '\n');
-}
-
-/* log 'MSG: bash -lc CMD' and bash -lc CMD, each line after indent. */
-static void
-bash_lc(struct buf *s, const char *indent, const char *msg, const char *cmd)
-{
-	struct buf m = {0}, c = {0};
-
-	buf_puts(&c, "bash -lc ");
-	sh_quote(&c, cmd);
-	buf_printf(&m, "%s: %s", msg, buf_str(&c));
-	log_line(s, indent, buf_str(&m));
-	buf_printf(s, "%s%s\n", indent, buf_str(&c));
-	buf_free(&m);
-	buf_free(&c);
-}
-
-static void
-dirname_of(struct buf *b, const char *path)
-{
-	const char *sl = strrchr(path, '/');
-
-	b->len = 0;
-	if (!sl)
-		buf_puts(b, ".");
-	else if (sl == path)
-		buf_puts(b, "/");
-	else
-		buf_push(b, path, (size_t)(sl - path));
-}
-
-/* The arguments of one phase: CloudAI's fixed three, the base's and the
- * phase's args, the artifact dir, no-server-metrics unless either is set. */
-static void
-phase_args(const struct run *r, const struct toml_value *ph, const char *model,
-           const char *artifact, struct aargs *a)
-{
-	const struct toml_value *pa = NULL;
-	struct buf t = {0};
-	size_t i;
-
-	aset(a, "model", model, 0);
-	aset(a, "endpoint-type", "chat", 0);
-	aset(a, "streaming", NULL, 1);
-	for (i = 0; i < r->args.len; i++) {
-		const char *k = r->args.items[i].key;
-		if (strncmp(k, "aiperf.args.", 12) != 0 || strchr(k + 12, '.'))
-			continue;
-		if (workload_is_bool(r, k))
-			aset(a, k + 12, NULL, workload_true(r->args.items[i].value) ? 1 : 2);
-		else
-			aset(a, k + 12, r->args.items[i].value, 0);
-	}
-	for (i = 0; ph && i < ph->u.table->len; i++)
-		if (strcmp(ph->u.table->items[i].key, "args") == 0 &&
-		    ph->u.table->items[i].value->type == TOML_TABLE)
-			pa = ph->u.table->items[i].value;
-	for (i = 0; pa && i < pa->u.table->len; i++) {
-		const struct toml_value *v = pa->u.table->items[i].value;
-		if (v->type == TOML_TABLE || v->type == TOML_ARRAY)
-			continue; /* CloudAI refuses those */
-		t.len = 0;
-		serve_scalar(&t, v);
-		if (v->type == TOML_BOOL)
-			aset(a, pa->u.table->items[i].key, NULL, v->u.boolean ? 1 : 2);
-		else
-			aset(a, pa->u.table->items[i].key, buf_str(&t), 0);
-	}
-	aset(a, "artifact-dir", artifact, 0);
-	if (!aget(a, "server-metrics") && !aget(a, "no-server-metrics"))
-		aset(a, "no-server-metrics", NULL, 1);
-	buf_free(&t);
-}
-
-static void
-phase_block(const struct run *r, const struct toml_value *ph, const char *name, size_t idx,
-            size_t nphases, const char *model, struct buf *s)
-{
-	bool single = nphases == 1, last = idx + 1 == nphases;
-	struct buf t = {0}, art = {0}, rep = {0}, src = {0}, cmd = {0}, m = {0}, d = {0}, fin = {0};
-	const char *v, *extra;
-	struct aargs a = {0};
-	struct aarg *g;
-	bool auto_metrics;
-	char **w;
-	int nw, i;
-	size_t k;
-
-	/* artifact dir and report: the phase's, else per phase when there are several */
-	if ((v = pstr(ph, "artifact-dir-name", &t)))
-		results_path(&art, v);
-	else {
-		buf_printf(&m, "%s%s%s", serve_get(r, "aiperf", "artifact-dir-name"), single ? "" : "/",
-		           single ? "" : name);
-		results_path(&art, buf_str(&m));
-	}
-	if ((v = pstr(ph, "report-name", &t)))
-		results_path(&rep, v);
-	else if (single)
-		results_path(&rep, serve_get(r, "aiperf", "report-name"));
-	else {
-		m.len = 0;
-		buf_printf(&m, "aiperf_%s_report.csv", name);
-		results_path(&rep, buf_str(&m));
-	}
-	buf_printf(&src, "%s/profile_export_aiperf.csv", buf_str(&art));
-
-	/* the command: cmd's words re-quoted, the arguments, extra-args */
-	v = field(r, ph, "cmd", &t);
-	{
-		struct arena tmp = {0};
-		nw = sh_split(&tmp, v ? v : "", &w);
-		for (i = 0; i < nw; i++) {
-			if (i)
-				buf_putc(&cmd, ' ');
-			sh_quote(&cmd, w[i]);
-		}
-		arena_free(&tmp);
-	}
-	phase_args(r, ph, model, buf_str(&art), &a);
-	g = aget(&a, "server-metrics");
-	auto_metrics = g && g->kind == 0 && strcmp(g->text, "auto") == 0;
-	if (auto_metrics)
-		g->kind = 2;
-	m.len = 0;
-	arender(&m, aget(&a, "model"));
-	arender(&m, aget(&a, "endpoint-type"));
-	arender(&m, aget(&a, "streaming"));
-	if ((g = aget(&a, "url")) && g->kind != 2)
-		arender(&m, g);
-	else
-		buf_puts(&m, " --url \"$FRONTEND_URL\"");
-	for (k = 0; k < a.len; k++)
-		arender(&m, &a.items[k]);
-	if (auto_metrics)
-		buf_puts(&m, " --server-metrics \"$AIPERF_SERVER_METRICS_URLS\"");
-	buf_puts(&cmd, buf_str(&m));
-	t.len = 0;
-	extra = pstr(ph, "extra-args", &t);
-	if (!extra)
-		extra = serve_get(r, "aiperf", "extra-args");
-	if (extra && *extra)
-		buf_printf(&cmd, " %s", extra);
-
-	/* the phase's own setup command */
-	t.len = 0;
-	if ((v = pstr(ph, "setup-cmd", &t))) {
-		m.len = 0;
-		buf_printf(&m, "Running AIPerf phase setup for %s", name);
-		bash_lc(s, "", buf_str(&m), v);
-	}
-	buf_puts(s, "rm -rf ");
-	sh_quote(s, buf_str(&art));
-	buf_puts(s, "\nmkdir -p ");
-	sh_quote(s, buf_str(&art));
-	buf_putc(s, '\n');
-	m.len = 0;
-	buf_printf(&m, "Running %s: %s", name, buf_str(&cmd));
-	log_line(s, "", buf_str(&m));
-	buf_printf(s, "phase_status=0\nset +e\n%s", buf_str(&cmd));
-	if (!single) {
-		m.len = 0;
-		buf_printf(&m, "aiperf_%s.log", name);
-		results_path(&d, buf_str(&m));
-		buf_puts(s, " > ");
-		sh_quote(s, buf_str(&d));
-		buf_puts(s, " 2>&1");
-	}
-	buf_puts(s, "\nphase_status=$?\nset -e\nif [[ \"$phase_status\" -ne 0 ]]; then\n");
-	m.len = 0;
-	buf_printf(&m, "AIPerf phase %s failed", name);
-	log_line(s, "  ", buf_str(&m));
-	if (!workload_true(field(r, ph, "continue-on-phase-failure", &t)))
-		buf_puts(s, "  exit \"$phase_status\"\n");
-	buf_puts(s, "fi\nif [[ \"$phase_status\" -eq 0 ]]; then\n  mkdir -p ");
-	dirname_of(&d, buf_str(&rep));
-	sh_quote(s, buf_str(&d));
-	buf_putc(s, '\n');
-	if (strcmp(buf_str(&src), buf_str(&rep)) != 0) {
-		buf_puts(s, "  cp ");
-		sh_quote(s, buf_str(&src));
-		buf_putc(s, ' ');
-		sh_quote(s, buf_str(&rep));
-		buf_putc(s, '\n');
-	}
-	m.len = 0;
-	buf_printf(&m, "AIPerf report saved to %s", buf_str(&rep));
-	log_line(s, "  ", buf_str(&m));
-	if (!single && last) {
-		results_path(&fin, "aiperf_report.csv");
-		buf_puts(s, "  mkdir -p ");
-		dirname_of(&d, buf_str(&fin));
-		sh_quote(s, buf_str(&d));
-		buf_putc(s, '\n');
-		if (strcmp(buf_str(&rep), buf_str(&fin)) != 0) {
-			buf_puts(s, "  cp ");
-			sh_quote(s, buf_str(&rep));
-			buf_putc(s, ' ');
-			sh_quote(s, buf_str(&fin));
-			buf_putc(s, '\n');
-		}
-		m.len = 0;
-		buf_printf(&m, "Final AIPerf report saved to %s", buf_str(&fin));
-		log_line(s, "  ", buf_str(&m));
-	}
-	if (!single && !last) {
-		if ((v = field(r, ph, "between-phase-cmd", &t)) && *v) {
-			m.len = 0;
-			buf_printf(&m, "Running AIPerf between-phase command after %s", name);
-			bash_lc(s, "  ", buf_str(&m), v);
-		}
-		if (workload_true(field(r, ph, "health-check-between-phases", &t)))
-			buf_puts(s, "  if [[ -f \"$AIPERF_FAILURE_MARKER\" ]]; then\n"
-			            "    log 'FATAL: failure marker found between AIPerf phases'\n"
-			            "    exit 1\n"
-			            "  fi\n"
-			            "  if ! curl -fsS -X POST \"${FRONTEND_URL}/${AIPERF_ENDPOINT}\" "
-			            "-H 'Content-Type: application/json' -d \"{\\\"model\\\":\\\"${AIPERF_MODEL}\\\","
-			            "\\\"messages\\\":[{\\\"role\\\":\\\"user\\\",\\\"content\\\":\\\"ping\\\"}],"
-			            "\\\"stream\\\":false,\\\"max_tokens\\\":1}\" >/dev/null; then\n"
-			            "    log 'FATAL: frontend health probe failed between AIPerf phases'\n"
-			            "    exit 1\n"
-			            "  fi\n");
-	}
-	buf_puts(s, "fi\n");
-	afree(&a);
-	buf_free(&t);
-	buf_free(&art);
-	buf_free(&rep);
-	buf_free(&src);
-	buf_free(&cmd);
-	buf_free(&m);
-	buf_free(&d);
-	buf_free(&fin);
-}
-
-void
-serve_aiperf_script(const struct run *r, const char *model, const char *endpoint,
-                    const char *dir_word, struct buf *out)
-{
-	const struct toml_value *phases = serve_toml(r, "aiperf_phases");
-	size_t n = 0, i, j = 0;
-	struct buf s = {0}, t = {0};
-	const char *v;
-
-	if (phases && phases->type == TOML_ARRAY)
-		for (i = 0; i < phases->u.array->len; i++)
-			n += phases->u.array->items[i]->type == TOML_TABLE;
-	buf_puts(&s, "#!/usr/bin/env bash\nset -Eeuo pipefail\n\n"
-	             "log() { echo \"[$(date +%F\\ %T) $(hostname)]: $*\"; }\n\n"
-	             ": \"${FRONTEND_URL:?FRONTEND_URL is not set}\"\n"
-	             ": \"${AIPERF_MODEL:=");
-	sh_dquote_body(&s, model);
-	buf_puts(&s, "}\"\n: \"${AIPERF_ENDPOINT:=");
-	sh_dquote_body(&s, endpoint);
-	buf_puts(&s, "}\"\n: \"${AIPERF_FAILURE_MARKER:=/cloudai_run_results/failure-marker.txt}\"\n");
-	if ((v = serve_get(r, "aiperf", "setup-cmd")) && *v) {
-		buf_putc(&s, '\n');
-		bash_lc(&s, "", "Running aiperf setup", v);
-	}
-	if (!n) {
-		buf_putc(&s, '\n');
-		phase_block(r, NULL, "aiperf", 0, 1, model, &s);
-	}
-	for (i = 0; n && i < phases->u.array->len; i++) {
-		const struct toml_value *ph = phases->u.array->items[i];
-		if (ph->type != TOML_TABLE)
-			continue;
-		buf_putc(&s, '\n');
-		t.len = 0;
-		v = pstr(ph, "name", &t);
-		phase_block(r, ph, v ? v : "", j++, n, model, &s);
-	}
-	buf_printf(out, "cat >%s/aiperf.sh ", dir_word);
-	sh_heredoc(out, "KUNAI_AIPERF", buf_str(&s));
-	buf_printf(out, "chmod 755 %s/aiperf.sh\n", dir_word);
-	buf_free(&s);
-	buf_free(&t);
 }
 
 const struct toml_value *
@@ -727,4 +335,151 @@ serve_install_dir(const struct run *r, struct buf *out)
 		buf_printf(&b, "/%s", ip);
 	sh_quote(out, buf_str(&b));
 	buf_free(&b);
+}
+
+static void
+toml_key(struct buf *out, const char *k)
+{
+	if (*k && strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(k))
+		buf_puts(out, k);
+	else
+		serve_dq(out, k);
+}
+
+void
+serve_dq(struct buf *out, const char *s)
+{
+	buf_putc(out, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			buf_printf(out, "\\%c", c);
+		else if (c == '\n')
+			buf_puts(out, "\\n");
+		else if (c == '\t')
+			buf_puts(out, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(out, "\\u%04x", c);
+		else
+			buf_putc(out, c);
+	}
+	buf_putc(out, '"');
+}
+
+/* A scalar as TOML and YAML both read it (strings double-quoted). */
+static void
+conf_scalar(struct buf *out, const struct toml_value *v)
+{
+	size_t i;
+
+	switch (v->type) {
+	case TOML_STRING:
+		serve_dq(out, v->u.str.s);
+		break;
+	case TOML_BOOL:
+		buf_puts(out, v->u.boolean ? "true" : "false");
+		break;
+	case TOML_ARRAY:
+		buf_putc(out, '[');
+		for (i = 0; i < v->u.array->len; i++) {
+			buf_puts(out, i ? ", " : "");
+			conf_scalar(out, v->u.array->items[i]);
+		}
+		buf_putc(out, ']');
+		break;
+	case TOML_TABLE:
+		buf_puts(out, "{}");
+		break;
+	default:
+		serve_scalar(out, v);
+	}
+}
+
+static void
+toml_table(struct buf *out, const struct toml_value *t, struct buf *path, int depth)
+{
+	size_t i, at = path->len;
+	bool scalars = false;
+
+	for (i = 0; i < t->u.table->len; i++)
+		scalars |= t->u.table->items[i].value->type != TOML_TABLE;
+	if (scalars && path->len)
+		buf_printf(out, "%s[%s]\n", out->len ? "\n" : "", buf_str(path));
+	for (i = 0; i < t->u.table->len; i++) {
+		const struct toml_keyval *kv = &t->u.table->items[i];
+		if (kv->value->type == TOML_TABLE)
+			continue;
+		toml_key(out, kv->key);
+		buf_puts(out, " = ");
+		conf_scalar(out, kv->value);
+		buf_putc(out, '\n');
+	}
+	for (i = 0; depth < 32 && i < t->u.table->len; i++) {
+		const struct toml_keyval *kv = &t->u.table->items[i];
+		if (kv->value->type != TOML_TABLE)
+			continue;
+		if (at)
+			buf_putc(path, '.');
+		toml_key(path, kv->key);
+		toml_table(out, kv->value, path, depth + 1);
+		path->len = at;
+		buf_str(path);
+	}
+}
+
+static void
+yaml_table(struct buf *out, const struct toml_value *t, int indent)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->u.table->len; i++) {
+		const struct toml_keyval *kv = &t->u.table->items[i];
+		const struct toml_value *v = kv->value;
+		buf_printf(out, "%*s", indent, "");
+		toml_key(out, kv->key);
+		buf_putc(out, ':');
+		if (v->type == TOML_TABLE && v->u.table->len && indent < 64) {
+			buf_putc(out, '\n');
+			yaml_table(out, v, indent + 2);
+		} else if (v->type == TOML_ARRAY && v->u.array->len) {
+			buf_putc(out, '\n');
+			for (j = 0; j < v->u.array->len; j++) {
+				buf_printf(out, "%*s- ", indent, "");
+				conf_scalar(out, v->u.array->items[j]);
+				buf_putc(out, '\n');
+			}
+		} else {
+			buf_putc(out, ' ');
+			conf_scalar(out, v);
+			buf_putc(out, '\n');
+		}
+	}
+}
+
+void
+serve_conf_file(const struct run *r, const char *table, bool yaml, const char *file, struct buf *out)
+{
+	const struct toml_value *t = r->def->toml;
+	struct buf body = {0}, path = {0};
+	size_t i;
+
+	for (i = 0; t && i < 2; i++) {
+		const char *k = i ? table : "cmd_args";
+		size_t j;
+		const struct toml_value *next = NULL;
+		for (j = 0; t->type == TOML_TABLE && j < t->u.table->len; j++)
+			if (strcmp(t->u.table->items[j].key, k) == 0)
+				next = t->u.table->items[j].value;
+		t = next;
+	}
+	if (!t || t->type != TOML_TABLE)
+		return;
+	if (yaml)
+		yaml_table(&body, t, 0);
+	else
+		toml_table(&body, t, &path, 0);
+	buf_printf(out, "cat >\"$RUN_DIR\"/%s ", file);
+	sh_heredoc(out, "KUNAI_CONF", buf_str(&body));
+	buf_free(&body);
+	buf_free(&path);
 }

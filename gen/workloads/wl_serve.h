@@ -30,6 +30,13 @@ void serve_fields(const struct run *r, const char *table, const char *prefix,
 void serve_extras(const struct run *r, const char *table, const char *prefix,
                   const char *const *declared, struct buf *out);
 
+/* Appends s as a double-quoted string, as TOML, YAML and JSON read it. */
+void serve_dq(struct buf *out, const char *s);
+/* Appends the lines that write cmd_args.TABLE of r's test to $RUN_DIR/file
+ * when the job runs, as TOML or (yaml) YAML; nothing when there is none. */
+void serve_conf_file(const struct run *r, const char *table, bool yaml, const char *file, struct buf *out);
+/* Whether name is one of list (NULL-terminated), dashes and underscores alike. */
+bool serve_listed(const char *name, const char *const *list);
 /* Returns the TOML value of cmd_args key (e.g. "aiperf_phases") of r's
  * test, or NULL. */
 const struct toml_value *serve_toml(const struct run *r, const char *key);
