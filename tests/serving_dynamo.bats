@@ -130,3 +130,88 @@ gen_case() {
 	echo "$n cases, $bad failures"
 	[ "$bad" -eq 0 ] && [ "$n" -ge 4 ]
 }
+
+# stand_ins DIR: etcd, nats-server, workers (python3), the frontend
+# (python), curl and the benchmarks, on PATH for ai_dynamo.sh.
+stand_ins() {
+	mkdir -p "$1"
+	printf '#!/bin/sh\nexec sleep 300\n' >"$1/etcd"
+	cp "$1/etcd" "$1/nats-server"
+	cp "$1/etcd" "$1/python"
+	printf '#!/bin/sh\necho "worker $* on GPUs $CUDA_VISIBLE_DEVICES"\n[ -n "${NEVER_READY:-}" ] || echo "VllmWorker 1 has been initialized"\nexec sleep 300\n' >"$1/python3"
+	printf '#!/bin/sh\necho "{}"\n' >"$1/curl"
+	cat >"$1/aiperf" <<-'S'
+	#!/bin/sh
+	echo "aiperf $*" >>"$CALLS"
+	while [ $# -gt 0 ]; do [ "$1" = --artifact-dir ] && d=$2; shift; done
+	mkdir -p "$d" && printf 'Metric,avg,p99,p50\nTime to First Token (ms),5,9,4\n' >"$d/profile_export_aiperf.csv"
+	S
+	cat >"$1/genai-perf" <<-'S'
+	#!/bin/sh
+	echo "genai-perf $*" >>"$CALLS"
+	while [ $# -gt 0 ]; do [ "$1" = --artifact-dir ] && d=$2; shift; done
+	mkdir -p "$d/p" && printf 'Metric,avg,min,p99\nOutput Token Throughput (tokens/sec),800,1,1\n' >"$d/p/profile_genai_perf.csv"
+	S
+	chmod +x "$1"/*
+}
+
+dynamo() {
+	local t=$BATS_TEST_TMPDIR
+	PATH=$t/bin:$PATH CALLS=$t/calls DYNAMO_NODELIST=n1 SLURMD_NODENAME=n1 CUDA_VISIBLE_DEVICES=0,1,2,3 \
+		timeout 60 sh "$BATS_TEST_DIRNAME/../workloads/serve/ai_dynamo.sh" --install-dir "$BATS_TEST_DIRNAME/../workloads/serve" \
+		--results-dir "$t/res" --workloads genai_perf.sh,aiperf.sh --failure-marker "$t/res/failure-marker.txt" \
+		--success-marker "$t/res/success-marker.txt" --dynamo-model m --prefill-cmd 'python3 -m dynamo.vllm --is-prefill-worker' \
+		--prefill-worker-initialized-regex 'VllmWorker.*has.been.initialized' --prefill-multiple-workers-per-node True \
+		--prefill-num-nodes 1 --prefill-args-model m --prefill-args-tensor-parallel-size 2 --decode-cmd 'python3 -m dynamo.vllm' \
+		--decode-worker-initialized-regex 'VllmWorker.*has.been.initialized' --decode-num-nodes 1 --decode-args-model m \
+		--genai_perf-name genai_perf --genai_perf-cmd 'genai-perf profile' --genai_perf-report-name genai_perf_report.csv \
+		--genai_perf-args-concurrency 2 --aiperf-name aiperf --aiperf-cmd 'aiperf profile' --aiperf-report-name aiperf_report.csv \
+		--aiperf-args-concurrency 3 --aiperf-args-extra-inputs '{"min_tokens": 10}' "$@"
+}
+
+@test "ai_dynamo.sh on one node (stand-ins): workers on their GPUs, both benchmarks, reports and the success marker" {
+	local t=$BATS_TEST_TMPDIR
+	stand_ins "$t/bin"
+	mkdir -p "$t/res"
+	run dynamo
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ -f "$t/res/success-marker.txt" ] && [ ! -f "$t/res/failure-marker.txt" ]
+	grep -q 'on GPUs 0,1$' "$t/res/prefill-n1-0.log" && grep -q 'on GPUs 2,3$' "$t/res/prefill-n1-1.log"
+	grep -q 'tensor-parallel-size 2' "$t/res/prefill-n1-0.log"
+	grep -q "^aiperf profile --model m --endpoint-type chat --streaming --url http://n1:8000 --concurrency 3 --extra-inputs {\"min_tokens\": 10} --artifact-dir $t/res/aiperf_artifacts" "$t/calls"
+	grep -q '^genai-perf profile --model m --url http://n1:8000 ' "$t/calls"
+	grep -q '^Time to First Token (ms),5' "$t/res/aiperf_report.csv"
+	grep -q '^Output Token Throughput (tokens/sec),800' "$t/res/genai_perf_report.csv"
+	grep -q '^Output tokens per second per gpu,200.00' "$t/res/genai_perf_report.csv"
+}
+
+@test "ai_dynamo.sh: workers that never log their initialized line are a failure marker and status 1" {
+	local t=$BATS_TEST_TMPDIR
+	stand_ins "$t/bin"
+	mkdir -p "$t/res"
+	NEVER_READY=1 WORKER_START_TIMEOUT=2 run dynamo
+	[ "$status" -eq 1 ]
+	grep -q 'workers did not log their initialized line' "$t/res/failure-marker.txt"
+	[ ! -f "$t/res/success-marker.txt" ] && [ ! -e "$t/calls" ]
+}
+
+@test "dynamo_mocker.sh (stand-ins): prefill and decode mockers, the frontend, aiperf with CloudAI's flags, benchmark_report.csv" {
+	local t=$BATS_TEST_TMPDIR
+	stand_ins "$t/bin"
+	printf '#!/bin/sh\necho "$*" >>"$CALLS.py"\necho "created and running"\nexec sleep 300\n' >"$t/bin/python3"
+	printf '#!/bin/sh\necho "{\\"data\\": [{\\"id\\": \\"m\\"}]}"\n' >"$t/bin/curl"
+	run env PATH="$t/bin:$PATH" CALLS="$t/calls" sh "$BATS_TEST_DIRNAME/../workloads/serve/dynamo_mocker.sh" \
+		--venv-python python3 --result-dir "$t/res" --model-path m --nats-cmd 'nats-server -js' --speedup-ratio 1.0 \
+		--block-size 64 --num-gpu-blocks-override 256 --enable-prefix-caching true --http-port 8000 --router-mode kv_router \
+		--disaggregation-mode prefill_decode --benchmark-tool aiperf --input-tokens 128 --output-tokens 32 --request-count 50 \
+		--replay-concurrency 10 --replay-mode offline --prefill-num-nodes 1 --decode-num-nodes 2 --kv-transfer-bandwidth 200.0 \
+		--prefill-initialized-regex 'created and running' --decode-initialized-regex 'created and running' \
+		--prefill-args-max-num-seqs 4 --decode-args-max-num-seqs 16 --aiperf-warmup-request-count 5 --aiperf-random-seed 42
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ -f "$t/res/success-marker.txt" ] && [ ! -f "$t/res/failure-marker.txt" ]
+	grep -q '^Time to First Token (ms),5' "$t/res/benchmark_report.csv"
+	[ "$(grep -c -- '--disaggregation-mode decode' "$t/calls.py")" -eq 2 ]
+	grep -q -- '--disaggregation-mode prefill --model-path m .* --kv-transfer-bandwidth 200.0 --discovery-backend file --request-plane tcp --max-num-seqs 4' "$t/calls.py"
+	grep -q -- '-m dynamo.frontend --http-port 8000 --router-mode kv --discovery-backend file --request-plane tcp --no-router-kv-events' "$t/calls.py"
+	grep -q -- '^aiperf profile --model m --url http://localhost:8000 .* --request-count 50 --concurrency 10 --warmup-request-count 5 --random-seed 42 --artifact-dir' "$t/calls"
+}

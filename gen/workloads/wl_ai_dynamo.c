@@ -122,9 +122,10 @@ static const struct arg_schema args[] = {
 static const struct installable installables[] = {
 	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL},
 	{INST_GIT, "https://github.com/ai-dynamo/dynamo.git", "f7e468c7e8ff0d1426db987564e60572167e8464", NULL},
-	{INST_FILE, "serve/ai_dynamo.sh", NULL, "ai_dynamo.sh"},
-	{INST_FILE, "serve/genai_perf.sh", NULL, "genai_perf.sh"},
-	{INST_FILE, "serve/aiperf.sh", NULL, "aiperf.sh"},
+	{INST_FILE, "workloads/serve/ai_dynamo.sh", NULL, "ai_dynamo.sh"},
+	{INST_FILE, "workloads/serve/genai_perf.sh", NULL, "genai_perf.sh"},
+	{INST_FILE, "workloads/serve/aiperf.sh", NULL, "aiperf.sh"},
+	{INST_FILE, "workloads/serve/accuracy.sh", NULL, "accuracy.sh"},
 	{INST_IMAGE, "cmd_args.dynamo.dcgm_exporter.docker-image-url", NULL, NULL},
 	{INST_IMAGE, "cmd_args.startup_cmd_docker_image", NULL, NULL},
 };

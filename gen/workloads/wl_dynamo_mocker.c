@@ -65,7 +65,7 @@ static const struct arg_schema args[] = {
  * own wrapper. */
 static const struct installable installables[] = {
 	{INST_VENV, "ai-dynamo\ngenai-perf\naiperf", "3.12", VENV},
-	{INST_FILE, "serve/dynamo_mocker.sh", NULL, "dynamo_mocker.sh"},
+	{INST_FILE, "workloads/serve/dynamo_mocker.sh", NULL, "dynamo_mocker.sh"},
 };
 
 static void

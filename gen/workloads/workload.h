@@ -39,7 +39,9 @@ struct arg_schema {
 enum inst_kind {
 	INST_IMAGE, /* container image: url */
 	INST_GIT,   /* git repository: url at commit */
-	INST_VENV,  /* python environment made from the INST_GIT entry before it */
+	INST_VENV,  /* python environment made from the INST_GIT entry before it; or, with
+	             * pip requirements in url (one per line) and the python version in
+	             * commit, from those (path: CloudAI's venv name, under the install dir) */
 	INST_FILE,  /* a helper file kunai ships: url is its path under the datadir */
 };
 
