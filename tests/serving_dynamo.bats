@@ -109,7 +109,7 @@ gen_case() {
 	diff -u "$BATS_TEST_TMPDIR/cloudai.lines" "$BATS_TEST_TMPDIR/kunai.lines"
 }
 
-@test "tests/cases/serve: kunai's own expected scripts (AIDynamo, Aiconfigurator, DynamoMocker)" {
+@test "tests/cases/serve: kunai's own expected scripts (AIDynamo, Aiconfigurator, DynamoMocker) and AIDynamo's DynamoGraphDeployment" {
 	local d name t got n=0 bad=0 f
 	for d in "$CASES"/*/; do
 		[ -f "$d/scenario.toml" ] || continue
@@ -120,6 +120,10 @@ gen_case() {
 		[ "$(printf '%s\n' "$got" | wc -l)" -eq 1 ] || { echo "$name: not one run: $got"; bad=$((bad + 1)); continue; }
 		f=expected.sbatch
 		case $got in */run.sh) f=expected.sh ;; esac
+		# a kubernetes system's run: its object
+		if [ -f "$t/$(dirname "$got")/k8s.json" ]; then
+			f=expected.json got=$(dirname "$got")/k8s.json
+		fi
 		if [ -n "${UPDATE:-}" ]; then
 			cp "$t/$got" "$d/$f"
 		else
@@ -128,7 +132,7 @@ gen_case() {
 		n=$((n + 1))
 	done
 	echo "$n cases, $bad failures"
-	[ "$bad" -eq 0 ] && [ "$n" -ge 4 ]
+	[ "$bad" -eq 0 ] && [ "$n" -ge 5 ]
 }
 
 # stand_ins DIR: etcd, nats-server, workers (python3), the frontend
