@@ -79,6 +79,9 @@ cfg_get() {
 }
 
 SELF=${SLURMD_NODENAME:-$(hostname)}
+# CloudAI's tests set it to "$(scontrol show hostname ...)", which kunai
+# exports literally: a value that is no node list is ignored
+case ${DYNAMO_NODELIST:-} in *[!A-Za-z0-9_.,-]*) DYNAMO_NODELIST= ;; esac
 [ -n "${DYNAMO_NODELIST:-}" ] || DYNAMO_NODELIST=$(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" 2>/dev/null | paste -sd, -)
 [ -n "$DYNAMO_NODELIST" ] || DYNAMO_NODELIST=$SELF
 ALL=$(printf '%s' "$DYNAMO_NODELIST" | tr ',' '\n' | grep -v '^$')
