@@ -194,6 +194,7 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	wname = j.workload ? j.workload : p->tests[r->test].workload;
 	out->workload = wname;
 	out->nodes = j.nodes ? j.nodes : j.host;
+	out->run_dir = arena_strdup(a, dir.data);
 	if (check && workload_find(wname))
 		check_output(a, dir.data, r, workload_find(wname), out);
 	if (check)

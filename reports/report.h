@@ -105,6 +105,7 @@ struct run_report {
 	const char *path;     /* "gpu", "cpu" or NULL (no GPU question) */
 	const char *nodes;    /* where it ran, comma-separated; NULL unknown */
 	bool ran_skipped;     /* the program ran and reported SKIPPED */
+	const char *run_dir;  /* the run dir as graders open it (root/dir); not in report.json */
 	struct metric *metrics;
 	size_t n_metrics, cap_metrics;
 };

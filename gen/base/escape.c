@@ -258,3 +258,34 @@ ninja_expressible(const char *s)
 {
 	return !strpbrk(s, "\n\r");
 }
+
+/* Whether some line of body is exactly d. */
+static bool
+has_line(const char *body, const char *d)
+{
+	size_t n = strlen(d);
+	const char *p = body;
+
+	for (;;) {
+		if (strncmp(p, d, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+		if (!(p = strchr(p, '\n')))
+			return false;
+		p++;
+	}
+}
+
+void
+sh_heredoc(struct buf *b, const char *tag, const char *body)
+{
+	struct buf d = {0};
+	unsigned i;
+
+	buf_puts(&d, tag);
+	for (i = 1; has_line(body, buf_str(&d)); i++) {
+		d.len = 0;
+		buf_printf(&d, "%s_%u", tag, i);
+	}
+	buf_printf(b, "<<'%s'\n%s%s\n", buf_str(&d), body, buf_str(&d));
+	buf_free(&d);
+}

@@ -41,6 +41,11 @@ int sh_words(struct buf *b, const char *s);
 struct arena;
 int sh_split(struct arena *a, const char *s, char ***words);
 
+/* Appends "<<'D'\n", body (which must end in a newline) and "D\n": a
+ * quoted here-document, literal to the shell, whose delimiter D (tag, or
+ * tag with a number) is no line of body. */
+void sh_heredoc(struct buf *b, const char *tag, const char *body);
+
 /* Returns whether s is a valid shell variable name ([A-Za-z_][A-Za-z0-9_]*). */
 bool sh_is_name(const char *s);
 

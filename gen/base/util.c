@@ -606,3 +606,55 @@ arena_printf(struct arena *a, const char *fmt, ...)
 	buf_free(&b);
 	return r;
 }
+
+void
+util_float_repr(char *out, size_t n, double d)
+{
+	char e[40], digits[24];
+	int prec, exp, nd, i, k;
+	char *p;
+
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(e, sizeof(e), "%.*e", prec, d);
+		if (strtod(e, NULL) == d)
+			break;
+	}
+	/* e is [-]D[.DDD]e[+-]XX: its digits and exponent */
+	p = e + (e[0] == '-');
+	for (nd = 0; *p && *p != 'e'; p++)
+		if (*p != '.')
+			digits[nd++] = *p;
+	digits[nd] = '\0';
+	exp = atoi(p + 1);
+	k = 0;
+	if (e[0] == '-')
+		out[k++] = '-';
+	if (exp < -4 || exp >= 16) {
+		out[k++] = digits[0];
+		if (nd > 1) {
+			out[k++] = '.';
+			for (i = 1; i < nd; i++)
+				out[k++] = digits[i];
+		}
+		snprintf(out + k, n - (size_t)k, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+		return;
+	}
+	if (exp < 0) {
+		out[k++] = '0';
+		out[k++] = '.';
+		for (i = -1; i > exp; i--)
+			out[k++] = '0';
+		for (i = 0; i < nd; i++)
+			out[k++] = digits[i];
+	} else {
+		for (i = 0; i <= exp; i++)
+			out[k++] = i < nd ? digits[i] : '0';
+		out[k++] = '.';
+		if (nd > exp + 1)
+			for (i = exp + 1; i < nd; i++)
+				out[k++] = digits[i];
+		else
+			out[k++] = '0';
+	}
+	out[k] = '\0';
+}

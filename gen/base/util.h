@@ -97,6 +97,9 @@ const char *kunai_datadir(struct buf *out);
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
  * (Howard Hinnant's days_from_civil; timegm is not POSIX). */
+/* Writes the finite double d as Python's repr() does (the shortest text
+ * that reads back as d; 200.0, 0.8, 1e+16, 1e-05) into out[n], n >= 32. */
+void util_float_repr(char *out, size_t n, double d);
 long util_days_from_civil(long y, long m, long d);
 
 #endif

@@ -39,15 +39,8 @@ scalar_text(struct arena *a, const struct toml_value *v)
 		else if (isinf(v->u.flt))
 			snprintf(tmp, sizeof(tmp), v->u.flt < 0 ? "-inf" : "inf");
 		else {
-			/* shortest text that reads back as the same double */
-			int prec;
-			for (prec = 1; prec <= 17; prec++) {
-				snprintf(tmp, sizeof(tmp), "%.*g", prec, v->u.flt);
-				if (strtod(tmp, NULL) == v->u.flt)
-					break;
-			}
-			if (!strpbrk(tmp, ".eEn"))
-				strcat(tmp, ".0");
+			/* shortest text that reads back as the same double, as Python prints it */
+			util_float_repr(tmp, sizeof(tmp), v->u.flt);
 		}
 		break;
 	case TOML_BOOL:
@@ -205,6 +198,8 @@ resolve_point(struct arena *a, const struct campaign *c, const struct test_case 
 			kv_push(a, &r->env, &ecap, g->key, text);
 	}
 	r->num_nodes = tc->num_nodes && tc->num_nodes->type != TOML_ARRAY ? int_value(tc->num_nodes) : 1;
+	if (!tc->num_nodes_set && !tc->nodes.len && d->wl && d->wl->num_nodes)
+		r->num_nodes = d->wl->num_nodes(r);
 	for (j = 0; j < ndims; j++) {
 		const struct toml_value *v = dims[j].values->items[pick[j]];
 		if (dims[j].set == DIM_NODES)

@@ -136,6 +136,7 @@ struct test_case {
 	struct testdef *def; /* merged with the scenario's overrides */
 	int iterations;
 	struct toml_value *num_nodes; /* integer or array of integers (a sweep) */
+	bool num_nodes_set;           /* written in the scenario (else 1) */
 	struct strlist nodes, exclude_nodes;
 	long time_limit; /* seconds, -1: none (hook time not included) */
 	const char *extra_srun_args;

@@ -392,6 +392,7 @@ load_case(struct mctx *c, struct scenario *sc, struct test_case *tc, const struc
 	if (m_int(c, t, "iterations", false, 1, &n) && m_kv(t, "iterations"))
 		tc->iterations = (int)n;
 	tc->num_nodes = load_num_nodes(c, t);
+	tc->num_nodes_set = m_kv(t, "num_nodes") != NULL;
 	load_nodes(c, t, "nodes", &tc->nodes);
 	load_nodes(c, t, "exclude_nodes", &tc->exclude_nodes);
 	load_time_limit(c, tc, t);

@@ -292,6 +292,7 @@ load_cmd_args(struct mctx *c, struct testdef *td, const struct toml_value *root)
 {
 	const struct toml_value *t = m_table(c, root, "cmd_args");
 	const struct toml_keyval *kv;
+	int errors = c->errors;
 	size_t i;
 
 	if (t)
@@ -312,6 +313,13 @@ load_cmd_args(struct mctx *c, struct testdef *td, const struct toml_value *root)
 	}
 	if (!td->wl)
 		return;
+	if (td->wl->validate && c->errors == errors) {
+		const struct toml_value *where = NULL;
+		struct buf msg = {0};
+		if (!td->wl->validate(&td->cmd_args, &msg, &where))
+			merr(c, where ? where->pos : t ? t->pos : root->pos, "%s", buf_str(&msg));
+		buf_free(&msg);
+	}
 	for (i = 0; i < td->wl->n_args; i++) {
 		size_t j;
 		if (!td->wl->args[i].required)

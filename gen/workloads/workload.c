@@ -14,10 +14,13 @@
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
 
+extern const struct workload wl_ai_dynamo;
+extern const struct workload wl_aiconfig;
 extern const struct workload wl_bash_cmd;
 extern const struct workload wl_chakra_replay;
 extern const struct workload wl_ddlb;
 extern const struct workload wl_deepep;
+extern const struct workload wl_dynamo_mocker;
 extern const struct workload wl_fio;
 extern const struct workload wl_jax_gpt;
 extern const struct workload wl_jax_grok;
@@ -40,10 +43,13 @@ extern const struct workload wl_ucc;
 extern const struct workload wl_vllm;
 
 static const struct workload *const workloads[] = {
+	&wl_ai_dynamo,
+	&wl_aiconfig,
 	&wl_bash_cmd,
 	&wl_chakra_replay,
 	&wl_ddlb,
 	&wl_deepep,
+	&wl_dynamo_mocker,
 	&wl_fio,
 	&wl_jax_gpt,
 	&wl_jax_grok,
@@ -75,10 +81,13 @@ static const struct workload *const workloads[] = {
 /* Kept in the same order as workloads[]; a static table keeps
  * workload_names() free of allocation and global mutable state. */
 static const char *const workload_name_list[] = {
+	"AIDynamo",
+	"Aiconfigurator",
 	"BashCmd",
 	"ChakraReplay",
 	"DDLBTest",
 	"DeepEP",
+	"DynamoMocker",
 	"Fio",
 	"JaxToolboxGPT",
 	"JaxToolboxGrok",

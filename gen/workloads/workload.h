@@ -7,8 +7,10 @@
 #include <stddef.h>
 
 struct arena;
+struct argset;
 struct buf;
 struct run;
+struct toml_value;
 struct wl_diags;
 
 enum arg_type {
@@ -40,7 +42,9 @@ struct arg_schema {
 enum inst_kind {
 	INST_IMAGE, /* container image: url */
 	INST_GIT,   /* git repository: url at commit */
-	INST_VENV,  /* python environment made from the INST_GIT entry before it */
+	INST_VENV,  /* python environment made from the INST_GIT entry before it; or, with
+	             * pip requirements in url (one per line) and the python version in
+	             * commit, from those (path: CloudAI's venv name, under the install dir) */
 	INST_FILE,  /* a helper file kunai ships: url is its path under the datadir */
 	/* a file kunai does not ship (CloudAI's own Python, say) that the user
 	 * puts at path in the install dir; the batch script refuses to run
@@ -167,6 +171,24 @@ struct workload {
 	 * steps with -N (prefix_n) and without (prefix), container included. */
 	void (*script_body_srun)(const struct run *r, const char *prefix_n, const char *prefix,
 	                         struct buf *out);
+	/* Slurm: mount the system's hf_home_path at /cloudai_install/huggingface,
+	 * after install_mounts and before arg_mounts (CloudAI's serving order). */
+	bool hf_home_mount;
+	/* Optional: checks what the schema cannot (tables that go together,
+	 * lists of tables); on a bad cmd_args set args, writes the message to
+	 * msg, sets *where to the value at fault (NULL: the cmd_args table) and
+	 * returns false. */
+	bool (*validate)(const struct argset *args, struct buf *msg, const struct toml_value **where);
+	/* Optional: the node count of a run whose case sets neither num_nodes
+	 * nor nodes (AIDynamo: its prefill and decode workers' nodes). */
+	int (*num_nodes)(const struct run *r);
+	/* Slurm, optional: shell lines before the run's command line (side
+	 * services, files the job writes for itself), given the run's srun
+	 * prefix (srun ... --container-mounts=... and the extra srun args). */
+	void (*script_pre)(const struct run *r, const char *srun_prefix, struct buf *out);
+	/* Slurm, optional: shell lines after it, which may change $KUNAI_RC
+	 * (the run's status), e.g. a success check on files the run wrote. */
+	void (*script_post)(const struct run *r, struct buf *out);
 };
 
 /* Returns the workload named name, or NULL. */

@@ -239,7 +239,16 @@ run_items(struct collect *c, const struct run *r)
 				buf_puts(&b, "-venv");
 			}
 			it.dest = arena_strdup(c->a, b.data);
-			it.needs = git;
+			if (strstr(in->url, "://")) {
+				it.needs = git;
+			} else {
+				/* pip requirements, one a line: one spec line, words apart */
+				char *u = arena_strdup(c->a, in->url), *q;
+				for (q = u; *q; q++)
+					if (*q == '\n')
+						*q = ' ';
+				it.url = u;
+			}
 			add(c, &it);
 			break;
 		case INST_USER_FILE:

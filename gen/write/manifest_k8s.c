@@ -322,6 +322,8 @@ manifest_k8s_kind(const struct run *r)
 	 * launcher's mpirun starts a rank per GPU across the workers */
 	if (strcmp(wl->name, "NcclTest") == 0 || (wl->program && wl->uses_mpi && wl->uses_mpi(r)))
 		return "MPIJob";
+	if (strcmp(r->def->wl->name, "AIDynamo") == 0)
+		return "DynamoGraphDeployment";
 	return r->num_nodes > 1 ? "JobSet" : "Job";
 }
 
@@ -335,6 +337,8 @@ manifest_k8s(const struct run *r, struct buf *out)
 	object_name(&name, r);
 	if (strcmp(kind, "MPIJob") == 0)
 		o = mpijob(r, name.data);
+	else if (strcmp(kind, "DynamoGraphDeployment") == 0)
+		o = manifest_k8s_dynamo(r);
 	else if (strcmp(kind, "JobSet") == 0)
 		o = jobset(r, name.data);
 	else

@@ -31,7 +31,10 @@ void phase_script(const struct phase *ph, const char *name, const char *scenario
  * JobSet for a multi-pod run, an MPIJob for NcclTest. Returns false after
  * reporting. */
 bool manifest_k8s(const struct run *r, struct buf *out);
-/* "Job", "JobSet" or "MPIJob": the kind manifest_k8s writes for r. */
+/* AIDynamo's DynamoGraphDeployment (manifest_k8s_dynamo.c). */
+struct cJSON;
+struct cJSON *manifest_k8s_dynamo(const struct run *r);
+/* "Job", "JobSet", "MPIJob" or "DynamoGraphDeployment": the kind manifest_k8s writes for r. */
 const char *manifest_k8s_kind(const struct run *r);
 
 /* Appends env_vars.sh for r: one `export K="V"` line per variable (V

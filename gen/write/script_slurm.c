@@ -148,6 +148,27 @@ hf_home(struct word *w, const struct system *sys)
 	}
 }
 
+/* The system's hf_home_path (by default install_path/huggingface) mounted
+ * where CloudAI's serving workloads read it. */
+static void
+w_hf_home(struct word *w, const struct system *sys)
+{
+	const char *hf = sys->hf_home_path, *ip = sys->install_path;
+	size_t n = ip ? strlen(ip) : 0;
+
+	w_lit(w, ",");
+	if (hf && ip && strncmp(hf, ip, n) == 0 && hf[n] == '/') {
+		w_var(w, "INSTALL_DIR");
+		w_lit(w, hf + n);
+	} else if (hf && hf[0] != '/') {
+		w_var(w, "BUILD_DIR");
+		w_lit(w, "/");
+		w_lit(w, hf);
+	} else
+		w_lit(w, hf ? hf : "");
+	w_lit(w, ":/cloudai_install/huggingface");
+}
+
 static void
 w_mounts(struct word *w, const struct run *r, const struct where *d)
 {
@@ -201,6 +222,8 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 			w_lit(w, "/");
 		w_lit(w, m);
 	}
+	if (r->def->wl->hf_home_mount)
+		w_hf_home(w, r->c->system);
 	for (i = 0; r->def->wl->arg_mounts && r->def->wl->arg_mounts[i]; i++) {
 		const char *v = workload_value(r, r->def->wl->arg_mounts[i]);
 		if (!v || !*v)
@@ -707,9 +730,13 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 			buf_printf(out, " [ $SUCCESS_%zu -eq 1 ] &&", i);
 		buf_puts(out, " echo 1 || echo 0 )\nKUNAI_RC=1\nif [ $PRE_TEST_SUCCESS -eq 1 ]; then\n");
 	}
+	if (r->def->wl->script_pre)
+		r->def->wl->script_pre(r, text(&prefix), out);
 	buf_puts(out, indent);
 	run_line(out, r, &here, &prefix);
 	buf_printf(out, "\n%sKUNAI_RC=$?\n", indent);
+	if (r->def->wl->script_post)
+		r->def->wl->script_post(r, out);
 	for (i = 0; i < npost; i++) {
 		struct where d = {"post_test", post->items[i].def->name};
 		buf_puts(out, indent);

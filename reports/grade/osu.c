@@ -134,19 +134,21 @@ grade_time(struct arena *a, const struct plan_run *r, const char *text, size_t l
 }
 
 grader_fn grade_nccl, grade_bisection, grade_kunai, grade_fio, grade_nemo_launcher, grade_nemo_run,
-	grade_megatron_bridge, grade_megatron_run, grade_nixl, grade_deepep, grade_jax_toolbox, grade_chakra_replay;
+	grade_megatron_bridge, grade_megatron_run, grade_nixl, grade_deepep, grade_jax_toolbox, grade_chakra_replay,
+	grade_serve, grade_aiconfig;
 
 /* Graders by the name a workload entry gives (workload.grader). */
 static const struct {
 	const char *name;
 	grader_fn *fn;
 } graders[] = {
-	{"bash_cmd", grade_time}, {"bisection", grade_bisection}, {"chakra_replay", grade_chakra_replay}, {"deepep", grade_deepep},
+	{"aiconfig", grade_aiconfig}, {"bash_cmd", grade_time}, {"bisection", grade_bisection},
+	{"chakra_replay", grade_chakra_replay}, {"deepep", grade_deepep},
 	{"fio", grade_fio}, {"jax_toolbox", grade_jax_toolbox}, {"kunai", grade_kunai},
 	{"megatron_bridge", grade_megatron_bridge}, {"megatron_run", grade_megatron_run},
 	{"nccl", grade_nccl}, {"nemo_launcher", grade_nemo_launcher}, {"nemo_run", grade_nemo_run},
 	{"nixl", grade_nixl},
-	{"osu", grade_osu}, {"sleep", grade_time},
+	{"osu", grade_osu}, {"serve", grade_serve}, {"sleep", grade_time},
 	{"slurm_container", grade_time}, {"ucc", grade_ucc},
 };
 

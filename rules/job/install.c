@@ -281,7 +281,18 @@ install_venv(struct spec *s)
 	buf_printf(&req, "%s/requirements.txt", repo.data);
 	buf_printf(&py, "%s/bin/python", s->tmp.data);
 	ok = run(venv, NULL);
-	if (ok && is(req.data, S_IFREG)) {
+	if (ok && !s->repo) {
+		/* no repository: url is the pip requirements themselves, words apart
+		 * (commit: the python version CloudAI asks for, not enforced here) */
+		struct buf words = {0};
+		char *w, *save = NULL;
+		buf_puts(&words, s->url);
+		for (w = strtok_r(words.data, " ", &save); ok && w; w = strtok_r(NULL, " ", &save)) {
+			char *pip[] = {py.data, "-m", "pip", "install", "-q", w, NULL};
+			ok = run(pip, NULL);
+		}
+		buf_free(&words);
+	} else if (ok && is(req.data, S_IFREG)) {
 		char *pip[] = {py.data, "-m", "pip", "install", "-q", "-r", req.data, NULL};
 		ok = run(pip, NULL);
 	} else if (ok) {
@@ -306,6 +317,13 @@ install_file(struct spec *s, const char *rules_dir)
 	bool ok = false;
 
 	buf_printf(&src, "%s/%s", rules_dir, s->url);
+	if (!is(src.data, S_IFREG)) {
+		/* a workload's helper (workloads/serve/...): under kunai's datadir */
+		struct buf dd = {0};
+		src.len = 0;
+		buf_printf(&src, "%s/%s", kunai_datadir(&dd), s->url);
+		buf_free(&dd);
+	}
 	if (!is(src.data, S_IFREG)) {
 		if (is(s->full.data, S_IFREG))
 			ok = true; /* not kunai's to ship (CloudAI's): the one there is used */

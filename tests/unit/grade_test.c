@@ -343,6 +343,66 @@ test_grade_run(const char *tmp)
 	arena_free(&a);
 }
 
+/* AIDynamo's aiperf CSV (two tables) and accuracy, DynamoMocker's missing
+ * report, Aiconfigurator's report.json. */
+static void
+test_serve(const char *tmp)
+{
+	struct arena a = {0};
+	struct plan_arg args[] = {{"workloads", "aiperf.sh"}, {"aiperf_accuracy.cli", "--model {model}"}};
+	static size_t runs[] = {0};
+	struct plan_test t = {"dyn", "AIDynamo", NULL, 0, runs, 1, NULL, 0};
+	struct plan_run r = {"dyn/0", "dyn", 0, 0, 0, args, 2};
+	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
+	struct run_report rep;
+	struct buf dir = {0};
+	static const char passed[] = "{\"outcome\": \"passed\", \"exit_code\": 0}";
+
+	buf_printf(&dir, "%s/dyn/0", tmp);
+	put(dir.data, "job.json", passed);
+	put(dir.data, "aiperf_report.csv",
+	    "Metric,avg,min,max,p99,p90,p50,std\n"
+	    "Time to First Token (ms),45.5,20.1,90.0,88.0,70.0,44.0,3.0\n"
+	    "Inter Token Latency (ms),\"1,234.5\",1.0,9.0,8.5,7.5,6.5,0.5\n"
+	    "\n"
+	    "Metric,Value\n"
+	    "Output Token Throughput (tokens/sec),2048.25\n"
+	    "Request Throughput (requests/sec),12.5\n"
+	    "Request Count (count),50\n");
+	put(dir.data, "accuracy_results.csv", "Task,Correct,Total,Accuracy\nabstract_algebra,35,100,35.00%\nOVERALL,59,100,59.00%\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_PASSED, "AIDynamo with its aiperf report passes (%s)", rep.reason ? rep.reason : "");
+	ok(near(metric(&rep, "ttft_avg"), 45.5) && near(metric(&rep, "ttft_p99"), 88) && near(metric(&rep, "ttft_p50"), 44) &&
+	       near(metric(&rep, "itl_avg"), 1234.5) && near(metric(&rep, "itl_p90"), 7.5),
+	   "TTFT and ITL average and percentiles (a quoted 1,234.5 read as CloudAI reads it)");
+	ok(near(metric(&rep, "output_token_throughput"), 2048.25) && near(metric(&rep, "request_throughput"), 12.5) &&
+	       near(metric(&rep, "request_count"), 50),
+	   "throughput, request rate and count from aiperf's second table");
+	ok(near(metric(&rep, "accuracy"), 0.59), "accuracy: the OVERALL row, as a fraction");
+
+	t.workload = "DynamoMocker";
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "no benchmark_report.csv"),
+	   "DynamoMocker without benchmark_report.csv fails (%s)", rep.reason ? rep.reason : "");
+
+	t.workload = "Aiconfigurator";
+	put(dir.data, "report.json", "{\"ttft_ms\": 120.5, \"tpot_ms\": 9.25, \"tokens_per_s_per_gpu\": 800,"
+	                              " \"tokens_per_s_per_user\": \"fast\", \"oom\": false}");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_PASSED && near(metric(&rep, "ttft_ms"), 120.5) && near(metric(&rep, "tpot_ms"), 9.25) &&
+	       near(metric(&rep, "tokens_per_s_per_gpu"), 800) && metric(&rep, "tokens_per_s_per_user") < 0,
+	   "Aiconfigurator's numbers from report.json (a string is no number)");
+	put(dir.data, "report.json", "not json");
+	put(dir.data, "stdout.txt", "predicting\n{\"ttft_ms\": 7}\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(near(metric(&rep, "ttft_ms"), 7), "else the last JSON line of stdout");
+	put(dir.data, "stdout.txt", "crashed\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED, "no results at all: failed (%s)", rep.reason ? rep.reason : "");
+	buf_free(&dir);
+	arena_free(&a);
+}
+
 /* Two nodes' GEMM lines (GPU path), references per GPU model: the slow
  * GPU is named with its node, index and the numbers. */
 static void
@@ -705,6 +765,7 @@ main(void)
 	test_skipped();
 	test_grade_run(tmp);
 	test_kunai(tmp);
+	test_serve(tmp);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

@@ -205,6 +205,10 @@ test_split(void)
 	   "backslash, double quotes, adjacent quotes");
 	ok(sh_split(&a, "a 'b", &v) == -1 && sh_split(&a, "\"b", &v) == -1, "an unterminated quote is -1");
 	ok(sh_split(&a, "  \t", &v) == 0 && v[0] == NULL, "no words");
+	b.len = 0;
+	sh_heredoc(&b, "EOF", "a\nEOF\nEOF_1 x\n");
+	ok(strcmp(buf_str(&b), "<<'EOF_1'\na\nEOF\nEOF_1 x\nEOF_1\n") == 0,
+	   "a here-document's delimiter is no line of its body");
 	buf_free(&b);
 	arena_free(&a);
 }
@@ -218,7 +222,7 @@ test_registry(void)
 
 	for (i = 0; n[i]; i++, count++)
 		all &= workload_find(n[i]) != NULL && strcmp(workload_find(n[i])->name, n[i]) == 0;
-	ok(count == 30 && all, "every listed workload is found by name");
+	ok(count == 33 && all, "every listed workload is found by name");
 	ok(workload_find("nccl") == NULL, "names are exact");
 	ok(workload_arg(workload_find("NcclTest"), "stepbytes")->def != NULL &&
 	   strcmp(workload_arg(workload_find("NcclTest"), "stepbytes")->def, "1M") == 0,

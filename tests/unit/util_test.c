@@ -1,5 +1,7 @@
-/* util_test: arena, buf and write_file_atomic. */
+/* util_test: arena, buf, write_file_atomic and util_float_repr. */
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -108,11 +110,39 @@ test_write_atomic(void)
 	buf_free(&path);
 }
 
+/* Python's repr() of the same doubles, as CloudAI prints float values. */
+static void
+test_float_repr(void)
+{
+	static const struct {
+		double d;
+		const char *py;
+	} t[] = {
+		{200.0, "200.0"}, {0.8, "0.8"}, {1e16, "1e+16"}, {1e-5, "1e-05"}, {0.0001, "0.0001"},
+		{123456789012345.6, "123456789012345.6"}, {-0.0, "-0.0"}, {1.5e300, "1.5e+300"},
+		{2079377920.0, "2079377920.0"}, {1e15, "1000000000000000.0"}, {12.5e-7, "1.25e-06"},
+		{-2.5, "-2.5"},
+	};
+	char b[64];
+	size_t i;
+	bool all = true;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		util_float_repr(b, sizeof(b), t[i].d);
+		if (strcmp(b, t[i].py) != 0) {
+			printf("# %s, Python: %s\n", b, t[i].py);
+			all = false;
+		}
+	}
+	ok(all, "floats print as Python's repr (200.0, not 2e+02)");
+}
+
 int
 main(void)
 {
 	test_arena();
 	test_buf();
 	test_write_atomic();
+	test_float_repr();
 	return tap_done();
 }
