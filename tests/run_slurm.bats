@@ -127,9 +127,9 @@ wait_for() {
 	done
 }
 
-# one run, x/0, of the count test on the accounting cluster, generated
+# one run, x/0, of the count test on the cluster of MODE (default acct), generated
 one_count_run() {
-	use acct
+	use "${1:-acct}"
 	scenario "$C" '
 name = "o"
 [[Tests]]
@@ -152,6 +152,52 @@ live_jobs() {
 		sleep 0.25
 	done
 	squeue -j "$ids"
+}
+
+# sums of every file in the run dir x/0 and the count file
+sums() {
+	find "$B/x/0" "$B/count" -type f ! -name '*.tmp' -exec md5sum {} + | sort
+}
+
+# A node set DOWN under the running job x/0, with the cluster's requeue at
+# Slurm's default (JobRequeue=1): kunai submits with --no-requeue, so
+# Slurm ends the job NODE_FAIL and kunai retries it as attempt 2. Never two
+# jobs for one attempt (Slurm's requeue would run the first again under
+# its id), none left behind, no record written after kunai recorded it.
+node_fail() {
+	local node id1 id2 before
+	scontrol show config | grep -Eq '^JobRequeue +=  *1$'
+	KUNAI_RETRY_DELAY=1 ninja_bg
+	wait_for "$B/count"
+	node=$(sinfo -h -o %N | head -n 1)
+	scontrol update nodename="$node" state=down reason=kunai-test
+	# ReturnToService=2 brings the node back by itself; make sure
+	scontrol update nodename="$node" state=resume 2>/dev/null || true
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }
+	grep -q 'x/0: node-fail (NODE_FAIL); attempt 2 of 3' "$W/ninja.log"
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/x/0/job.json" attempt)" = 2 ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" state)" = NODE_FAIL ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = node-fail ]
+	id1=$(jf "$B/x/0/attempt-1/job.json" job_id)
+	id2=$(jf "$B/x/0/job.json" job_id)
+	[ -n "$id1" ] && [ -n "$id2" ] && [ "$id1" != "$id2" ]
+	# the first job ended for good, not requeued (Restarts=0, not PENDING)
+	scontrol -o show job "$id1" | grep -q 'JobState=NODE_FAIL .*Requeue=0 Restarts=0 '
+	if [ "$1" = acct ]; then
+		# sacct -D lists each requeued incarnation: one record only
+		[ "$(sacct -D -X -n -P -j "$id1" -o State)" = NODE_FAIL ]
+	fi
+	# one line per attempt; nothing of this run left in the queue, and
+	# nothing rewritten after the run was recorded (Slurm schedules
+	# every 2 s here: a requeued job would have started by then)
+	[ "$(wc -l <"$B/count")" -eq 2 ]
+	before=$(sums)
+	sleep 5
+	[ -z "$(squeue -h -j "$id1,$id2" -t PD,R,CG,CF,RQ,S 2>/dev/null)" ] || { squeue -j "$id1,$id2"; false; }
+	[ "$(sums)" = "$before" ]
+	[ "$(wc -l <"$B/count")" -eq 2 ]
 }
 
 outcomes() {
@@ -341,23 +387,9 @@ test_name = "count"'
 	reattached acct
 }
 
-@test "accounting: a node failure is retried (attempt 2), the first attempt kept as node-fail" {
+@test "accounting: a node failure under Slurm's default requeue: attempt 2, one job per attempt, none left, nothing overwritten" {
 	one_count_run
-	KUNAI_RETRY_DELAY=1 ninja_bg
-	wait_for "$B/count"
-	node=$(sinfo -h -o %N | head -n 1)
-	scontrol update nodename="$node" state=down reason=kunai-test
-	# ReturnToService=2 brings the node back by itself; make sure
-	scontrol update nodename="$node" state=resume 2>/dev/null || true
-	status=0; wait "$NPID" || status=$?
-	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }
-	grep -q 'x/0: node-fail (NODE_FAIL); attempt 2 of 3' "$W/ninja.log"
-	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
-	[ "$(jf "$B/x/0/job.json" attempt)" = 2 ]
-	[ "$(jf "$B/x/0/attempt-1/job.json" state)" = NODE_FAIL ]
-	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = node-fail ]
-	[ "$(wc -l <"$B/count")" -eq 2 ]
-	[ "$(sacct -X -n -P -j "$(jf "$B/x/0/attempt-1/job.json" job_id)" -o State)" = NODE_FAIL ]
+	node_fail acct
 }
 
 @test "accounting: the scheduler gone after the job's exit record: the record is the result, no endless wait" {
@@ -413,4 +445,32 @@ test_name = "count"'
 	[ "$(jf "$d/job.json" job_id)" = "$id" ]
 	[ "$(jf "$d/job.json" outcome)" = passed ]
 	[ "$(wc -l <"$B/count")" -eq 1 ]
+}
+
+@test "plain: an exit record while slurmctld says the job runs is not its end (KUNAI_TRUST_RECORD)" {
+	use plain
+	# the command writes an exit record of 0 early (as a job killed and
+	# requeued leaves one), runs on and fails
+	printf 'name = "early"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo 0 >kunai.exit; sleep 6; exit 3"\n' \
+		>"$C/tests/early.toml"
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "early"'
+	gen "$C" "$B"
+	KUNAI_TRUST_RECORD=2 run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -ne 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"x/0: job "*" wrote its exit record, but slurmctld says it is RUNNING; waiting"* ]] ||
+		{ echo "$output"; false; }
+	[[ "$output" != *"taking the record"* ]]
+	[ "$(jf "$B/x/0/job.json" state)" = FAILED ]
+	[ "$(jf "$B/x/0/job.json" exit_code)" = 3 ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = failed ]
+}
+
+@test "plain: a node failure under Slurm's default requeue: attempt 2, one job per attempt, none left, nothing overwritten" {
+	# after the slow case: the node going down would end its job too
+	one_count_run plain
+	node_fail plain
 }

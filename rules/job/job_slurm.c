@@ -370,6 +370,24 @@ fill_start(struct job *j, const char *rec)
 	j->info.state = "RUNNING";
 }
 
+/* Asks slurmctld about this one job (the poll's sacct may lag, or be all
+ * that answers while slurmctld is down): 1 it answered with a row in r,
+ * 0 it could not be asked or no longer knows the job. */
+static int
+ask_ctld(struct job *j, struct slurm_row *r)
+{
+	char *argv[] = {"scontrol", "-o", "show", "job", (char *)j->info.job_id, NULL};
+	struct buf out = {0}, err = {0};
+	int found = 0;
+
+	if (slurm_cmd(j, argv, NULL, 1, false, &out, &err) == 0 && slurm_parse_scontrol(buf_str(&out), r) &&
+	    strcmp(r->id, j->info.job_id) == 0)
+		found = 1;
+	buf_free(&out);
+	buf_free(&err);
+	return found;
+}
+
 enum job_wait
 slurm_wait(struct job *j, bool want_start)
 {
@@ -377,7 +395,7 @@ slurm_wait(struct job *j, bool want_start)
 	struct slurm_row r;
 	double urgent_until = 0, now, last_missing = 0, when = 0, seen_at = 0;
 	enum job_wait result;
-	bool exit_seen = false, terminal;
+	bool exit_seen = false, terminal, live_warned = false;
 	long tick = 100;
 	int missing = 0, f;
 
@@ -425,7 +443,23 @@ slurm_wait(struct job *j, bool want_start)
 				break;
 			}
 		}
-		/* the scheduler down, unreachable or its accounting lagging: not forever */
+		/* the scheduler down, unreachable or its accounting lagging: not
+		 * forever; but while slurmctld answers that the job is pending or
+		 * running (requeued, or still in its epilog), the record is not the
+		 * end: wait, and ask again after as long */
+		if (exit_seen && now - seen_at >= (double)j->trust_record_s && ask_ctld(j, &r)) {
+			job_state_outcome(r.state, 0, &terminal);
+			if (terminal) {
+				fill_row(j, &r);
+				result = JOB_WAIT_ENDED;
+				break;
+			}
+			if (!live_warned)
+				warn("%s: job %s wrote its exit record, but slurmctld says it is %s; waiting", j->dir,
+				     j->info.job_id, r.state);
+			live_warned = true;
+			seen_at = now;
+		}
 		if (exit_seen && now - seen_at >= (double)j->trust_record_s) {
 			warn("%s: job %s wrote its exit record %.0f s ago and the scheduler has not confirmed its "
 			     "end; taking the record",
