@@ -207,6 +207,9 @@ struct slurm_row {
 bool slurm_parse_sacct(const char *line, struct slurm_row *r);
 /* One line of `scontrol -o show job`. */
 bool slurm_parse_scontrol(const char *line, struct slurm_row *r);
+/* One line of `squeue -h -t all -O` with SQUEUE_FIELDS (exit_code is a wait status). */
+#define SQUEUE_FIELDS "JobID:|,State:|,exit_code:|,SubmitTime:|,StartTime:|,EndTime:|,NodeList:"
+bool slurm_parse_squeue(const char *line, struct slurm_row *r);
 /* Whether sbatch/squeue/sacct stderr says the controller was briefly out
  * of reach (worth retrying the same command). */
 bool slurm_transient(const char *err);

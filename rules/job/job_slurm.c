@@ -131,6 +131,22 @@ slurm_parse_scontrol(const char *line, struct slurm_row *r)
 	return true;
 }
 
+bool
+slurm_parse_squeue(const char *line, struct slurm_row *r)
+{
+	int st;
+
+	if (!slurm_parse_sacct(line, r))
+		return false;
+	/* squeue's exit_code is the wait status: 768 is exit code 3 */
+	if (r->exit_code >= 0 && r->signal < 0) {
+		st = r->exit_code;
+		r->exit_code = (st >> 8) & 0xff;
+		r->signal = st & 0x7f;
+	}
+	return true;
+}
+
 static bool
 has_any(const char *s, const char *const *words)
 {
@@ -311,6 +327,30 @@ slurm_cancel(struct job *j)
 	buf_free(&err);
 }
 
+/* The job's own start and exit records, when they are this job's, time the
+ * run: the scheduler's EndTime is when slurmctld heard of the end, which
+ * after an outage is long after it (start= of kunai.start, the mtime of
+ * kunai.exit). */
+static void
+record_times(struct job *j)
+{
+	struct buf rec = {0}, p = {0};
+	const char *f;
+	struct stat st;
+	size_t len;
+	double t0 = 0;
+
+	if (job_read_record(j, "kunai.start", &rec) && (f = job_record_field(rec.data, "job", &len)) &&
+	    j->info.job_id && strlen(j->info.job_id) == len && strncmp(f, j->info.job_id, len) == 0 &&
+	    (f = job_record_field(rec.data, "start", &len)) && (t0 = strtod(f, NULL)) > 0) {
+		j->info.start_time = job_iso(&j->arena, t0);
+		if (stat(job_path(j, &p, "kunai.exit"), &st) == 0 && (double)st.st_mtime >= t0)
+			j->info.end_time = job_iso(&j->arena, (double)st.st_mtime);
+	}
+	buf_free(&rec);
+	buf_free(&p);
+}
+
 static void
 fill_row(struct job *j, const struct slurm_row *r)
 {
@@ -334,6 +374,7 @@ fill_row(struct job *j, const struct slurm_row *r)
 		in->end_time = job_iso(&j->arena, r->end);
 	if (r->nodes[0])
 		in->nodes = arena_strdup(&j->arena, r->nodes);
+	record_times(j);
 	buf_free(&rec);
 }
 
@@ -353,6 +394,7 @@ fill_record(struct job *j)
 		in->reason = "the scheduler forgot the job and it left no exit record";
 	}
 	in->end_time = job_iso(&j->arena, job_now());
+	record_times(j);
 	buf_free(&rec);
 }
 
