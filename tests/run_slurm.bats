@@ -459,6 +459,40 @@ test_name = "count"'
 	[ $((t1 - t0)) -ge 4 ] && [ $((t1 - t0)) -le 6 ] || { cat "$B/x/0/job.json" "$B/x/0/kunai.start"; ls --full-time "$B/x/0"; cat "$W/ninja.log"; echo "$output"; false; }
 }
 
+@test "plain: nodes = [PARTITION:GROUP:N]: N nodes of the group chosen at submission (--nodelist), recorded; too few usable is infra, nothing submitted" {
+	use plain
+	local node id
+	node=$(sinfo -h -o %N | head -n 1)
+	printf '  [[partitions.groups]]\n  name = "g1"\n  nodes = ["%s"]\n' "$node" >>"$C/system.toml"
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "one"
+test_name = "quick"
+nodes = ["debug:g1:1"]
+[[Tests]]
+id = "two"
+test_name = "quick"
+nodes = ["debug:g1:2"]'
+	gen "$C" "$B"
+	# the script stays as gen wrote it: the partition and a count
+	grep -qx '#SBATCH -N 1' "$B/one/0/cloudai_sbatch_script.sh"
+	! grep -q nodelist "$B/one/0/cloudai_sbatch_script.sh"
+	run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -ne 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"one/0: nodes $node chosen from the node group (idle first)"* ]] || { echo "$output"; false; }
+	[ "$(jf "$B/one/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/one/0/job.json" nodes)" = "$node" ]
+	id=$(jf "$B/one/0/job.json" job_id)
+	scontrol -o show job "$id" | grep -q " ReqNodeList=$node "
+	[[ "$output" == *"two/0: infra (node group debug:g1:2: 2 nodes asked, 1 usable ($node idle); not submitted)"* ]] ||
+		{ echo "$output"; false; }
+	[ "$(jf "$B/two/0/job.json" outcome)" = infra ]
+	[ "$(jf "$B/two/0/job.json" state)" = SUBMIT_FAILED ]
+	[ "$(jf "$B/two/0/job.json" job_id)" = null ]
+	[ -z "$(squeue -h -n o.two.0 -t all)" ]
+}
+
 @test "the slow case: a job past its 1-minute limit is outcome timeout (Slurm's TIMEOUT)" {
 	local p i
 	p=$(cat "$SLOW/ninja.pid")

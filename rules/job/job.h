@@ -38,6 +38,11 @@ struct job {
 	size_t n_after;
 	const char **stop_with;
 	size_t n_stop;
+	/* slurm: PARTITION:GROUP:N:MEMBERS specs, whose nodes are chosen when
+	 * the job is submitted (job_nodes.c), and the node lists beside them */
+	const char **node_groups;
+	size_t n_node_groups;
+	const char *also_nodes, *exclude_nodes;
 	long delay;
 	int retries;
 	long retry_delay_s;  /* before the first retry; doubled for each next one */
@@ -194,6 +199,11 @@ int poll_lookup(struct job *j, struct slurm_row *r, double *when);
 void poll_maybe(struct job *j, bool urgent);
 /* poll_unregister, and frees what j->watch holds. */
 void poll_release(struct job *j);
+
+/* slurm: for the job's node groups, the nodes to submit to (idle first,
+ * from sinfo): appends "a,b,c" to nodelist and sets *count; false with
+ * j->info.reason set when a group has too few usable nodes. */
+bool slurm_choose_nodes(struct job *j, struct buf *nodelist, int *count);
 
 /* Parsers (job_slurm.c), exposed for tests/unit/job_test.c. */
 struct slurm_row {

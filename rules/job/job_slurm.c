@@ -280,14 +280,33 @@ slurm_submit(struct job *j, bool *retryable)
 	 * kunai retries infrastructure failures itself, as a new attempt.
 	 * --comment names the run dir, so that a driver killed between sbatch
 	 * and job.json finds its job again (slurm_find_submitted). */
-	char *argv[] = {"sbatch", "--parsable", "--no-requeue", NULL, "cloudai_sbatch_script.sh", NULL};
-	struct buf out = {0}, err = {0}, msg = {0}, comment = {0};
-	size_t n;
-	int rc;
+	char *argv[] = {"sbatch", "--parsable", "--no-requeue", NULL, NULL, NULL, NULL, NULL};
+	struct buf out = {0}, err = {0}, msg = {0}, comment = {0}, nodes = {0}, count = {0};
+	size_t n, k = 4;
+	int rc, nn = 0;
 
 	*retryable = false;
 	buf_printf(&comment, "--comment=%s", run_comment(j));
 	argv[3] = comment.data;
+	/* nodes = ["PARTITION:GROUP:N"]: chosen now, from the nodes' states */
+	if (j->n_node_groups) {
+		buf_puts(&nodes, "--nodelist=");
+		if (!slurm_choose_nodes(j, &nodes, &nn)) {
+			j->info.state = "SUBMIT_FAILED";
+			j->info.end_time = job_iso(&j->arena, job_now());
+			warn("%s: %s", j->dir, j->info.reason);
+			buf_free(&comment);
+			buf_free(&nodes);
+			return false;
+		}
+		buf_printf(&count, "--nodes=%d", nn);
+		argv[k++] = nodes.data;
+		argv[k++] = count.data;
+		j->info.nodes = arena_strdup(&j->arena, nodes.data + strlen("--nodelist="));
+		warn("%s: nodes %s chosen from the node group%s (idle first)", j->dir, j->info.nodes,
+		     j->n_node_groups > 1 ? "s" : "");
+	}
+	argv[k] = "cloudai_sbatch_script.sh";
 	rc = slurm_cmd(j, argv, j->dir, SUBMIT_TRIES, false, &out, &err);
 	n = strspn(buf_str(&out), "0123456789_");
 	if (rc == 0 && n > 0 && (out.data[n] == ';' || out.data[n] == '\n' || !out.data[n])) {
@@ -297,6 +316,8 @@ slurm_submit(struct job *j, bool *retryable)
 		buf_free(&out);
 		buf_free(&err);
 		buf_free(&comment);
+		buf_free(&nodes);
+		buf_free(&count);
 		return true;
 	}
 	j->info.state = "SUBMIT_FAILED";
@@ -311,6 +332,8 @@ slurm_submit(struct job *j, bool *retryable)
 	buf_free(&err);
 	buf_free(&msg);
 	buf_free(&comment);
+	buf_free(&nodes);
+	buf_free(&count);
 	return false;
 }
 
