@@ -474,7 +474,16 @@ nodes = ["debug:g1:1"]
 [[Tests]]
 id = "two"
 test_name = "quick"
-nodes = ["debug:g1:2"]'
+nodes = ["debug:g1:2"]
+[[Tests]]
+id = "avail"
+test_name = "quick"
+nodes = ["debug:g1:max_avail"]
+[[Tests]]
+id = "ex"
+test_name = "quick"
+nodes = ["debug:g1:1"]
+exclude_nodes = ["'"$node"'"]'
 	gen "$C" "$B"
 	# the script stays as gen wrote it: the partition and a count
 	grep -qx '#SBATCH -N 1' "$B/one/0/cloudai_sbatch_script.sh"
@@ -493,6 +502,16 @@ nodes = ["debug:g1:2"]'
 	[ "$(jf "$B/two/0/job.json" state)" = SUBMIT_FAILED ]
 	[ "$(jf "$B/two/0/job.json" job_id)" = null ]
 	[ -z "$(squeue -h -n o.two.0 -t all)" ]
+	# max_avail: the idle, completing or reserved ones (the slow case's job
+	# may hold it: then none is, and that is said)
+	if [ "$(jf "$B/avail/0/job.json" outcome)" = passed ]; then
+		[ "$(jf "$B/avail/0/job.json" nodes)" = "$node" ]
+	else
+		[[ "$output" == *"avail/0: infra (node group debug:g1:max_avail: no usable node ($node mix); not submitted)"* ]]
+	fi
+	[[ "$output" == *"ex/0: infra (node group debug:g1:1: 1 node asked, 0 usable ($node excluded); not submitted)"* ]] ||
+		{ echo "$output"; false; }
+	[ -z "$(squeue -h -n o.ex.0 -t all)" ]
 }
 
 @test "accounting: a driver killed between sbatch and job.json: the next run finds the job, submits no second one" {
