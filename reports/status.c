@@ -22,6 +22,9 @@ struct row {
 	struct job_record job; /* loaded only for live candidates */
 	const char *state;     /* what the STATE column shows */
 	bool live, slurm;
+	bool ended;            /* the job ended, and no runner has collected it yet */
+	bool has_start, has_exit; /* its own records (kunai.start, kunai.exit) */
+	int exit_code;         /* ... what kunai.exit says */
 };
 
 /* A Slurm job id as squeue takes it: digits, array "_" and step "." parts. */
@@ -89,13 +92,58 @@ capture(char *const *argv, struct buf *out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* One squeue for every live Slurm job: squeue -h -j ID1,ID2,... -o '%i|%T'. */
+/* Whether squeue's state is a job's end. */
+static bool
+slurm_ended(const char *state)
+{
+	static const char *const ends[] = {"completed", "failed", "cancelled", "timeout", "node_fail",
+	                                   "preempted", "out_of_memory", "boot_fail", "deadline", "revoked"};
+	size_t i;
+
+	for (i = 0; i < LEN(ends); i++)
+		if (strcmp(state, ends[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A job that ended while no runner waited on it: not live, and not lost. */
+static void
+set_ended(struct arena *a, struct row *r, const char *why)
+{
+	r->live = false;
+	r->ended = true;
+	r->state = "ended";
+	r->rep.reason = arena_printf(a, "%s; not collected yet (ninja run collects it)", why);
+}
+
+/* What a live Slurm row shows from squeue's answer (state NULL: squeue did
+ * not list the job; answered false: it could not be asked, the records
+ * are all there is). */
+static void
+settle_slurm(struct arena *a, struct row *r, const char *state, bool answered)
+{
+	if (state && slurm_ended(state))
+		set_ended(a, r, arena_printf(a, "%s per squeue", state));
+	else if (state)
+		r->state = state;
+	else if (r->has_exit)
+		set_ended(a, r, arena_printf(a, answered ? "exit record %d" : "exit record %d, squeue did not answer",
+		                             r->exit_code));
+	else if (answered)
+		r->state = "lost";
+	else if (r->has_start)
+		r->state = "running";
+}
+
+/* One squeue for every live Slurm job, the ended ones too while slurmctld
+ * remembers them: squeue -h -t all -j ID1,ID2,... -o '%i|%T'. */
 static void
 query_slurm(struct arena *a, struct row *rows, size_t n)
 {
 	struct buf ids = {0}, out = {0};
-	char *argv[] = {"squeue", "-h", "-j", NULL, "-o", "%i|%T", NULL};
-	const char *p, *eol, *bar;
+	char *argv[] = {"squeue", "-h", "-t", "all", "-j", NULL, "-o", "%i|%T", NULL};
+	const char *p, *eol, *bar, **states = arena_alloc(a, (n + 1) * sizeof(*states));
+	bool answered = false;
 	size_t i;
 	int rc;
 
@@ -103,22 +151,18 @@ query_slurm(struct arena *a, struct row *rows, size_t n)
 		if (rows[i].slurm && slurm_id(rows[i].rep.job_id))
 			buf_printf(&ids, "%s%s", ids.len ? "," : "", rows[i].rep.job_id);
 	if (!ids.len)
-		return;
-	argv[3] = ids.data;
+		goto done;
+	argv[5] = ids.data;
 	rc = capture(argv, &out);
-	if (rc == 127 || rc < 0) {
-		warn("status: cannot run squeue; live states are unknown");
-		goto done;
-	}
+	if (rc == 127 || rc < 0)
+		warn("status: cannot run squeue; live states are from the jobs' own records");
 	/* squeue fails with "Invalid job id" when none of them is known any more */
-	if (rc != 0 && !strstr(buf_str(&out), "Invalid job id")) {
-		warn("status: squeue exited with status %d: %s", rc, buf_str(&out));
-		goto done;
-	}
-	for (i = 0; i < n; i++)
-		if (rows[i].slurm && slurm_id(rows[i].rep.job_id))
-			rows[i].state = "lost";
-	for (p = buf_str(&out); *p; p = *eol ? eol + 1 : eol) {
+	else if (rc != 0 && !strstr(buf_str(&out), "Invalid job id"))
+		warn("status: squeue exited with status %d: %.*s; live states are from the jobs' own records", rc,
+		     (int)strcspn(buf_str(&out), "\n"), buf_str(&out));
+	else
+		answered = true;
+	for (p = buf_str(&out); answered && *p; p = *eol ? eol + 1 : eol) {
 		eol = strchr(p, '\n');
 		if (!eol)
 			eol = p + strlen(p);
@@ -128,10 +172,13 @@ query_slurm(struct arena *a, struct row *rows, size_t n)
 		for (i = 0; i < n; i++) {
 			const char *id = rows[i].rep.job_id;
 			if (rows[i].slurm && id && strlen(id) == (size_t)(bar - p) && memcmp(id, p, (size_t)(bar - p)) == 0)
-				rows[i].state = lower(a, bar + 1, (size_t)(eol - bar - 1));
+				states[i] = lower(a, bar + 1, (size_t)(eol - bar - 1));
 		}
 	}
 done:
+	for (i = 0; i < n; i++)
+		if (rows[i].slurm && rows[i].live)
+			settle_slurm(a, &rows[i], states[i], answered);
 	buf_free(&ids);
 	buf_free(&out);
 }
@@ -212,6 +259,47 @@ query_standalone(struct row *r, const char *host)
 	r->state = r->job.start_time ? "running" : "pending";
 }
 
+/* A small record file into b (NUL-terminated); false when it is absent. */
+static bool
+slurp(const char *path, struct buf *b)
+{
+	char tmp[512];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	b->len = 0;
+	if (!f)
+		return false;
+	n = fread(tmp, 1, sizeof(tmp) - 1, f);
+	fclose(f);
+	buf_push(b, tmp, n);
+	buf_putc(b, '\0');
+	b->len = n;
+	return true;
+}
+
+/* The run's own start and exit records, when they are its job's. */
+static void
+read_records(const char *root, struct row *r)
+{
+	struct buf p = {0}, text = {0};
+	const char *f;
+
+	buf_printf(&p, "%s/%s/kunai.start", root, r->rep.dir);
+	if (slurp(p.data, &text) && (f = strstr(text.data, "\njob=")) && r->rep.job_id &&
+	    strncmp(f + 5, r->rep.job_id, strlen(r->rep.job_id)) == 0 && f[5 + strlen(r->rep.job_id)] == '\n') {
+		r->has_start = true;
+		p.len = text.len = 0;
+		buf_printf(&p, "%s/%s/kunai.exit", root, r->rep.dir);
+		if (slurp(p.data, &text)) {
+			r->has_exit = true;
+			r->exit_code = atoi(text.data);
+		}
+	}
+	buf_free(&p);
+	buf_free(&text);
+}
+
 static void
 elapsed(char *out, size_t n, double s)
 {
@@ -272,7 +360,7 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 {
 	static const char *const head[] = {"ID", "ITER", "STATE", "JOB", "ELAPSED"};
 	const char *(*cells)[5] = arena_alloc(a, (n + 1) * sizeof(*cells));
-	size_t w[5], i, c, counts[OUTCOME_COUNT] = {0}, live = 0;
+	size_t w[5], i, c, counts[OUTCOME_COUNT] = {0}, live = 0, ended = 0;
 	double now = (double)time(NULL);
 	struct buf line = {0};
 	char tmp[64];
@@ -314,6 +402,8 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 		puts(line.data);
 		if (r->live)
 			live++;
+		else if (r->ended)
+			ended++;
 		else
 			counts[r->rep.outcome]++;
 	}
@@ -321,6 +411,8 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 	for (c = 0; c < OUTCOME_COUNT; c++)
 		if (counts[c])
 			printf(" %zu %s,", counts[c], outcome_name((enum outcome)c));
+	if (ended)
+		printf(" %zu ended, not collected,", ended);
 	printf(" %zu live\n", live);
 	buf_free(&line);
 }
@@ -369,8 +461,10 @@ cmd_status(int argc, char **argv)
 		r->state = r->job.state ? lower(&a, r->job.state, strlen(r->job.state)) : "submitted";
 		if (!r->job.scheduler)
 			r->job.scheduler = p.scheduler;
-		if (r->job.scheduler && strcmp(r->job.scheduler, "slurm") == 0)
+		if (r->job.scheduler && strcmp(r->job.scheduler, "slurm") == 0) {
 			any_slurm = r->slurm = true;
+			read_records(argv[1], r);
+		}
 		else if (r->job.scheduler && strcmp(r->job.scheduler, "standalone") == 0)
 			query_standalone(r, have_host ? host : NULL);
 	}

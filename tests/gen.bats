@@ -386,3 +386,21 @@ T
 	diff -u "$W/before" "$W/after"
 	[ "$new" = out ]
 }
+
+@test "standalone max_jobs defaults to what the machine runs: its CPUs, or gpus_per_node for kunai's GPU programs" {
+	sed -i '/^max_jobs/d' "$W/c/system.toml"
+	gen "$W/out" >/dev/null
+	[ "$(sed -n '/^pool jobs$/{n;s/^  depth = //p;}' "$W/out/build.ninja")" = "$(getconf _NPROCESSORS_ONLN)" ]
+	# a GPU machine: Sleep still takes a CPU each, KunaiGemm a GPU each
+	echo 'gpus_per_node = 3' >>"$W/c/system.toml"
+	gen "$W/out" >/dev/null
+	[ "$(sed -n '/^pool jobs$/{n;s/^  depth = //p;}' "$W/out/build.ninja")" = "$(getconf _NPROCESSORS_ONLN)" ]
+	printf 'name = "g"\ndescription = "d"\ntest_template_name = "KunaiGemm"\n' >"$W/c/tests/g.toml"
+	printf '[[Tests]]\nid = "g"\ntest_name = "g"\n' >>"$W/c/scenario.toml"
+	gen "$W/out" >/dev/null
+	[ "$(sed -n '/^pool jobs$/{n;s/^  depth = //p;}' "$W/out/build.ninja")" = 3 ]
+	# an explicit max_jobs wins
+	echo 'max_jobs = 5' >>"$W/c/system.toml"
+	gen "$W/out" >/dev/null
+	[ "$(sed -n '/^pool jobs$/{n;s/^  depth = //p;}' "$W/out/build.ninja")" = 5 ]
+}

@@ -341,6 +341,7 @@ xpath() { xmllint --xpath "$2" "$1"; }
 echo "\$@" >>$W/squeue.log
 echo "101|RUNNING"
 echo "102|PENDING"
+echo "105|COMPLETED"
 S
 	chmod +x "$W/bin/squeue"
 	live() { # live DIR SCHED ID [start]
@@ -351,6 +352,12 @@ S
 	live ok/0 slurm 101 '"2024-05-01T12:00:01Z"'
 	live bad/0 slurm 102
 	live slow/0 slurm 103
+	# ended while no runner waited: squeue no longer lists 104 (its exit
+	# record says how it ended), and calls 105 COMPLETED
+	live never/0 slurm 104 '"2024-05-01T12:00:01Z"'
+	printf 'start=1714564801\nhost=h\njob=104\n' >"$B/never/0/kunai.start"
+	echo 0 >"$B/never/0/kunai.exit"
+	live nccl/0 slurm 105 '"2024-05-01T12:00:01Z"'
 	sleep 60 &
 	pid=$!
 	live infra/0 standalone $pid "\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\""
@@ -363,13 +370,15 @@ S
 	kill $pid
 	[ "$status" -eq 0 ]
 	[ "$(wc -l <"$W/squeue.log")" -eq 1 ]
-	[ "$(cat "$W/squeue.log")" = "-h -j 101,102,103 -o %i|%T" ]
+	[ "$(cat "$W/squeue.log")" = "-h -t all -j 101,102,103,104,105 -o %i|%T" ]
 	[[ "$output" == *"ok      0     running"*"101"* ]]
 	[[ "$output" == *"bad     0     pending"*"102"* ]]
 	[[ "$output" == *"slow    0     lost"*"103"* ]]
 	[[ "$output" == *"infra   0     running"*"$pid"* ]]
 	[[ "$output" == *"cancel  0     lost"*"$dead"* ]]
-	[[ "${lines[-1]}" == *", 5 live" ]]
+	[[ "$output" == *"never   0     ended"*"104"*"exit record 0; not collected yet"* ]]
+	[[ "$output" == *"nccl    0     ended"*"105"*"completed per squeue; not collected yet"* ]]
+	[[ "${lines[-1]}" == *", 2 ended, not collected, 5 live" ]]
 }
 
 # rules standing in for the runner: `run` writes job.json and the stamp, and

@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # kunai job on a real single-node Slurm (tests/slurm/start), end to end with the
 # real ninja, once on a cluster without accounting (final states from
-# `scontrol -o show job`) and once with slurmdbd (sacct): outcomes and the
-# success check, the dependency kinds, a rerun of only the failed runs,
-# scancel from outside, Ctrl-C, reattaching after a killed ninja, a node
-# failure retried. The one slow case, a time limit (Slurm kills 60-90 s after
-# the start), runs in the background from setup_file and is checked last.
+# `squeue -t all`) and once with slurmdbd (sacct), both with Slurm's default
+# JobRequeue=1: outcomes and the success check, the dependency kinds, a rerun
+# of only the failed runs, scancel from outside, Ctrl-C, reattaching after a
+# killed ninja, a node failure retried, slurmctld gone, node groups. The one
+# slow case, a time limit (Slurm kills 60-90 s after the start), runs in the
+# background from setup_file; only the plain node failure comes after it.
 bats_require_minimum_version 1.5.0
 
 setup_file() {
@@ -18,6 +19,7 @@ setup_file() {
 	command -v slurmctld >/dev/null && command -v munged >/dev/null || skip "no slurmctld/munged"
 	# ports of our own, apart from other suites' clusters
 	local port=$((20000 + ($$ % 1000) * 8)) out
+	export PLAIN_PORT=$port
 	export SLURM_PLAIN=/tmp/kunai-slurm-$$ SLURM_ACCT=/tmp/kunai-slurm-acct-$$
 	out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$port "$BATS_TEST_DIRNAME/slurm/start" "$SLURM_PLAIN" 2>&1) ||
 		{ echo "slurm/start: $out" >&3; return 1; }
@@ -127,9 +129,9 @@ wait_for() {
 	done
 }
 
-# one run, x/0, of the count test on the accounting cluster, generated
+# one run, x/0, of the count test on the cluster of MODE (default acct), generated
 one_count_run() {
-	use acct
+	use "${1:-acct}"
 	scenario "$C" '
 name = "o"
 [[Tests]]
@@ -152,6 +154,52 @@ live_jobs() {
 		sleep 0.25
 	done
 	squeue -j "$ids"
+}
+
+# sums of every file in the run dir x/0 and the count file
+sums() {
+	find "$B/x/0" "$B/count" -type f ! -name '*.tmp' -exec md5sum {} + | sort
+}
+
+# A node set DOWN under the running job x/0, with the cluster's requeue at
+# Slurm's default (JobRequeue=1): kunai submits with --no-requeue, so
+# Slurm ends the job NODE_FAIL and kunai retries it as attempt 2. Never two
+# jobs for one attempt (Slurm's requeue would run the first again under
+# its id), none left behind, no record written after kunai recorded it.
+node_fail() {
+	local node id1 id2 before
+	scontrol show config | grep -Eq '^JobRequeue +=  *1$'
+	KUNAI_RETRY_DELAY=1 ninja_bg
+	wait_for "$B/count"
+	node=$(sinfo -h -o %N | head -n 1)
+	scontrol update nodename="$node" state=down reason=kunai-test
+	# ReturnToService=2 brings the node back by itself; make sure
+	scontrol update nodename="$node" state=resume 2>/dev/null || true
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }
+	grep -q 'x/0: node-fail (NODE_FAIL); attempt 2 of 3' "$W/ninja.log"
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/x/0/job.json" attempt)" = 2 ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" state)" = NODE_FAIL ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = node-fail ]
+	id1=$(jf "$B/x/0/attempt-1/job.json" job_id)
+	id2=$(jf "$B/x/0/job.json" job_id)
+	[ -n "$id1" ] && [ -n "$id2" ] && [ "$id1" != "$id2" ]
+	# the first job ended for good, not requeued (Restarts=0, not PENDING)
+	scontrol -o show job "$id1" | grep -q 'JobState=NODE_FAIL .*Requeue=0 Restarts=0 '
+	if [ "$1" = acct ]; then
+		# sacct -D lists each requeued incarnation: one record only
+		[ "$(sacct -D -X -n -P -j "$id1" -o State)" = NODE_FAIL ]
+	fi
+	# one line per attempt; nothing of this run left in the queue, and
+	# nothing rewritten after the run was recorded (Slurm schedules
+	# every 2 s here)
+	[ "$(wc -l <"$B/count")" -eq 2 ]
+	before=$(sums)
+	sleep 3
+	[ -z "$(squeue -h -j "$id1,$id2" -t PD,R,CG,CF,RQ,S 2>/dev/null)" ] || { squeue -j "$id1,$id2"; false; }
+	[ "$(sums)" = "$before" ]
+	[ "$(wc -l <"$B/count")" -eq 2 ]
 }
 
 outcomes() {
@@ -341,23 +389,9 @@ test_name = "count"'
 	reattached acct
 }
 
-@test "accounting: a node failure is retried (attempt 2), the first attempt kept as node-fail" {
+@test "accounting: a node failure under Slurm's default requeue: attempt 2, one job per attempt, none left, nothing overwritten" {
 	one_count_run
-	KUNAI_RETRY_DELAY=1 ninja_bg
-	wait_for "$B/count"
-	node=$(sinfo -h -o %N | head -n 1)
-	scontrol update nodename="$node" state=down reason=kunai-test
-	# ReturnToService=2 brings the node back by itself; make sure
-	scontrol update nodename="$node" state=resume 2>/dev/null || true
-	status=0; wait "$NPID" || status=$?
-	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }
-	grep -q 'x/0: node-fail (NODE_FAIL); attempt 2 of 3' "$W/ninja.log"
-	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
-	[ "$(jf "$B/x/0/job.json" attempt)" = 2 ]
-	[ "$(jf "$B/x/0/attempt-1/job.json" state)" = NODE_FAIL ]
-	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = node-fail ]
-	[ "$(wc -l <"$B/count")" -eq 2 ]
-	[ "$(sacct -X -n -P -j "$(jf "$B/x/0/attempt-1/job.json" job_id)" -o State)" = NODE_FAIL ]
+	node_fail acct
 }
 
 @test "accounting: the scheduler gone after the job's exit record: the record is the result, no endless wait" {
@@ -385,18 +419,99 @@ test_name = "count"'
 	[ -f "$B/x/0/kunai.stamp" ]
 }
 
-@test "the slow case: a job past its 1-minute limit is outcome timeout (Slurm's TIMEOUT)" {
-	local p i
-	p=$(cat "$SLOW/ninja.pid")
-	for i in $(seq 240); do
-		kill -0 "$p" 2>/dev/null || break
+@test "plain: a job ended while nobody waited and slurmctld was down: status says ended (not pending, lost or live); its time is its own records" {
+	one_count_run plain
+	local ctld=$SLURM_PLAIN/run/slurmctld.pid t0 t1 i
+	ninja_bg
+	# the command runs (the script's sruns are done)
+	wait_for "$B/count"
+	# the driver gone (as after a reboot of the login node), then slurmctld
+	local p k=$NPID
+	for p in $(pgrep -P "$NPID"); do
+		k="$k $p $(pgrep -P "$p" -x kunai)"
+	done
+	kill -9 $k
+	kill "$(cat "$ctld")"
+	wait_for "$B/x/0/kunai.exit"
+	run "$KUNAI" status "$B"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	printf '%s\n' "$output" | grep -Eq '^x +0 +ended +[0-9]+ .* exit record 0, squeue did not answer; not collected yet' ||
+		{ echo "$output"; false; }
+	[[ "$output" == *"1 run of o: 1 ended, not collected, 0 live"* ]] || { echo "$output"; false; }
+	# slurmctld back 3 s later: it learns the end then
+	sleep 3
+	PATH=$PATH:/usr/sbin slurmctld
+	# slurmd tells it of the end when it registers again
+	scontrol reconfigure 2>/dev/null || { sleep 1; scontrol reconfigure; }
+	for i in $(seq 80); do
+		squeue -h -t all -j "$(jf "$B/x/0/job.json" job_id)" -o %T | grep -q COMPLETED && break
 		sleep 0.5
 	done
-	! kill -0 "$p" 2>/dev/null
-	cat "$SLOW/ninja.log"
-	[ "$(jf "$SLOW/out/t/0/job.json" state)" = TIMEOUT ]
-	[ "$(jf "$SLOW/out/t/0/job.json" outcome)" = timeout ]
-	[ ! -e "$SLOW/out/t/0/kunai.stamp" ]
+	run "$KUNAI" status "$B"
+	printf '%s\n' "$output" | grep -Eq '^x +0 +ended +[0-9]+ .* completed per squeue; not collected yet' ||
+		{ echo "$output"; false; }
+	[[ "$output" == *"1 ended, not collected, 0 live"* ]] || { echo "$output"; false; }
+	run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	# the run took its 4 s, not until slurmctld came back
+	t0=$(date -d "$(jf "$B/x/0/job.json" start_time)" +%s)
+	t1=$(date -d "$(jf "$B/x/0/job.json" end_time)" +%s)
+	[ $((t1 - t0)) -ge 4 ] && [ $((t1 - t0)) -le 6 ] || { cat "$B/x/0/job.json" "$B/x/0/kunai.start"; ls --full-time "$B/x/0"; cat "$W/ninja.log"; echo "$output"; false; }
+}
+
+@test "plain: nodes = [PARTITION:GROUP:N]: N nodes of the group chosen at submission (--nodelist), recorded; too few usable is infra, nothing submitted" {
+	use plain
+	local node id
+	node=$(sinfo -h -o %N | head -n 1)
+	printf '  [[partitions.groups]]\n  name = "g1"\n  nodes = ["%s"]\n' "$node" >>"$C/system.toml"
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "one"
+test_name = "quick"
+nodes = ["debug:g1:1"]
+[[Tests]]
+id = "two"
+test_name = "quick"
+nodes = ["debug:g1:2"]
+[[Tests]]
+id = "avail"
+test_name = "quick"
+nodes = ["debug:g1:max_avail"]
+[[Tests]]
+id = "ex"
+test_name = "quick"
+nodes = ["debug:g1:1"]
+exclude_nodes = ["'"$node"'"]'
+	gen "$C" "$B"
+	# the script stays as gen wrote it: the partition and a count
+	grep -qx '#SBATCH -N 1' "$B/one/0/cloudai_sbatch_script.sh"
+	! grep -q nodelist "$B/one/0/cloudai_sbatch_script.sh"
+	run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -ne 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"one/0: nodes $node chosen from the node group (idle first)"* ]] || { echo "$output"; false; }
+	[ "$(jf "$B/one/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/one/0/job.json" nodes)" = "$node" ]
+	id=$(jf "$B/one/0/job.json" job_id)
+	scontrol -o show job "$id" | grep -q " ReqNodeList=$node "
+	# the node idle, or mixed while the slow case's job runs there
+	[[ "$output" == *"two/0: infra (node group debug:g1:2: 2 nodes asked, 1 usable ($node "*"); not submitted)"* ]] ||
+		{ echo "$output"; false; }
+	[ "$(jf "$B/two/0/job.json" outcome)" = infra ]
+	[ "$(jf "$B/two/0/job.json" state)" = SUBMIT_FAILED ]
+	[ "$(jf "$B/two/0/job.json" job_id)" = null ]
+	[ -z "$(squeue -h -n o.two.0 -t all)" ]
+	# max_avail: the idle, completing or reserved ones (the slow case's job
+	# may hold it: then none is, and that is said)
+	if [ "$(jf "$B/avail/0/job.json" outcome)" = passed ]; then
+		[ "$(jf "$B/avail/0/job.json" nodes)" = "$node" ]
+	else
+		[[ "$output" == *"avail/0: infra (node group debug:g1:max_avail: no usable node ($node mix); not submitted)"* ]]
+	fi
+	[[ "$output" == *"ex/0: infra (node group debug:g1:1: 1 node asked, 0 usable ($node excluded); not submitted)"* ]] ||
+		{ echo "$output"; false; }
+	[ -z "$(squeue -h -n o.ex.0 -t all)" ]
 }
 
 @test "accounting: a driver killed between sbatch and job.json: the next run finds the job, submits no second one" {
@@ -413,4 +528,46 @@ test_name = "count"'
 	[ "$(jf "$d/job.json" job_id)" = "$id" ]
 	[ "$(jf "$d/job.json" outcome)" = passed ]
 	[ "$(wc -l <"$B/count")" -eq 1 ]
+}
+
+@test "plain: an exit record while slurmctld says the job runs is not its end (KUNAI_TRUST_RECORD)" {
+	use plain
+	# the command writes an exit record of 0 early (as a job killed and
+	# requeued leaves one), runs on and fails
+	printf 'name = "early"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo 0 >kunai.exit; sleep 6; exit 3"\n' \
+		>"$C/tests/early.toml"
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "early"'
+	gen "$C" "$B"
+	KUNAI_TRUST_RECORD=2 run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -ne 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"x/0: job "*" wrote its exit record, but slurmctld says it is RUNNING; waiting"* ]] ||
+		{ echo "$output"; false; }
+	[[ "$output" != *"taking the record"* ]]
+	[ "$(jf "$B/x/0/job.json" state)" = FAILED ]
+	[ "$(jf "$B/x/0/job.json" exit_code)" = 3 ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = failed ]
+}
+
+@test "the slow case: a job past its 1-minute limit is outcome timeout (Slurm's TIMEOUT)" {
+	local p i
+	p=$(cat "$SLOW/ninja.pid")
+	for i in $(seq 240); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.5
+	done
+	! kill -0 "$p" 2>/dev/null
+	cat "$SLOW/ninja.log"
+	[ "$(jf "$SLOW/out/t/0/job.json" state)" = TIMEOUT ]
+	[ "$(jf "$SLOW/out/t/0/job.json" outcome)" = timeout ]
+	[ ! -e "$SLOW/out/t/0/kunai.stamp" ]
+}
+
+@test "plain: a node failure under Slurm's default requeue: attempt 2, one job per attempt, none left, nothing overwritten" {
+	# after the slow case: the node going down would end its job too
+	one_count_run plain
+	node_fail plain
 }

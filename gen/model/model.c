@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "model_priv.h"
 #include "gen/base/util.h"
+#include "gen/workloads/workload.h"
 
 /* The largest config file kunai reads (bytes), unless $KUNAI_MAX_CONFIG_BYTES
  * says otherwise: a hand-written campaign is kilobytes. */
@@ -376,6 +378,22 @@ cmp_def(const void *a, const void *b)
 	return strcmp((*(struct testdef *const *)a)->name, (*(struct testdef *const *)b)->name);
 }
 
+/* A standalone system's default max_jobs: as many jobs as the machine can
+ * run at once, one per CPU, or one per GPU (gpus_per_node) when a run of
+ * the scenario is one of kunai's GPU programs. */
+static int
+machine_jobs(const struct campaign *cp)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t i;
+
+	for (i = 0; cp->scenario && cp->system->gpus_per_node > 0 && i < cp->scenario->n_cases; i++)
+		if (cp->scenario->cases[i].def && cp->scenario->cases[i].def->wl &&
+		    cp->scenario->cases[i].def->wl->program)
+			return cp->system->gpus_per_node;
+	return cpus > 0 ? (int)cpus : 1;
+}
+
 struct campaign *
 model_load(struct arena *a, const struct model_opts *o)
 {
@@ -424,6 +442,8 @@ model_load(struct arena *a, const struct model_opts *o)
 		if (f->root)
 			cp->scenario = m_load_scenario(&c, f, &tests, false);
 	}
+	if (cp->system && cp->system->max_jobs == 0)
+		cp->system->max_jobs = machine_jobs(cp);
 	m_warn_unused(&c);
 	m_flush(&c);
 	return c.errors ? NULL : cp;

@@ -58,7 +58,7 @@ struct system {
 	const char *install_path, *output_path, *hf_home_path;
 	struct argset global_env_vars; /* scalar values */
 	int monitor_interval;
-	int max_jobs; /* ninja pool depth */
+	int max_jobs; /* ninja pool depth (standalone default: machine_jobs) */
 
 	/* slurm */
 	const char *default_partition;

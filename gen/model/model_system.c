@@ -525,8 +525,9 @@ m_load_system(struct mctx *c, const char *path, const struct toml_value *root, b
 	s->monitor_interval = k == 0 || k >= 3 ? 60 : 1;
 	if (m_int(c, root, "monitor_interval", false, 0, &n) && m_kv(root, "monitor_interval"))
 		s->monitor_interval = (int)n;
-	/* standalone jobs share one machine; a cluster takes many at once */
-	s->max_jobs = k == 0 ? 64 : k == 2 ? 32 : 1;
+	/* a cluster takes many at once; standalone jobs share one machine, as
+	 * many as it can run (0 here: model_load decides, from the workloads) */
+	s->max_jobs = k == 0 ? 64 : k == 2 ? 32 : 0;
 	if (m_int(c, root, "max_jobs", false, 1, &n) && m_kv(root, "max_jobs"))
 		s->max_jobs = (int)n;
 	if (k == 0)

@@ -76,6 +76,58 @@ script_paths(struct buf *out, const struct run *r)
 	buf_putc(out, '\n');
 }
 
+/* Slurm: a PARTITION:GROUP:N spec's nodes are chosen when the job is
+ * submitted (from node states); the runner gets the group's members, and
+ * the case's other node lists, here: PARTITION:GROUP:N:MEMBERS. */
+static void
+node_groups(struct buf *out, const struct run *r)
+{
+	const struct system *s = r->c->system;
+	const struct test_case *tc = r->tc;
+	struct buf spec = {0}, also = {0};
+	size_t i, k, g;
+	bool any = false;
+
+	for (i = 0; tc && s->scheduler == SCHED_SLURM && i < tc->nodes.len; i++) {
+		const char *n = tc->nodes.items[i], *c1 = strchr(n, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2) {
+			buf_printf(&also, "%s%s", also.len ? "," : "", n);
+			continue;
+		}
+		spec.len = 0;
+		buf_printf(&spec, "%s:", n);
+		for (k = 0; k < s->n_partitions; k++) {
+			const struct slurm_partition *p = &s->partitions[k];
+			if (strlen(p->name) != (size_t)(c1 - n) || strncmp(p->name, n, (size_t)(c1 - n)) != 0)
+				continue;
+			for (g = 0; g < p->n_groups; g++) {
+				const struct slurm_group *gr = &p->groups[g];
+				size_t m;
+				if (strlen(gr->name) != (size_t)(c2 - c1 - 1) || strncmp(gr->name, c1 + 1, (size_t)(c2 - c1 - 1)))
+					continue;
+				for (m = 0; m < gr->nodes.len; m++)
+					buf_printf(&spec, "%s%s", m ? "," : "", gr->nodes.items[m]);
+			}
+		}
+		buf_puts(out, " --node-group ");
+		sh_quote(out, spec.data);
+		any = true;
+	}
+	if (any && also.len) {
+		buf_puts(out, " --also-nodes ");
+		sh_quote(out, also.data);
+	}
+	if (any && tc->exclude_nodes.len) {
+		also.len = 0;
+		for (i = 0; i < tc->exclude_nodes.len; i++)
+			buf_printf(&also, "%s%s", i ? "," : "", tc->exclude_nodes.items[i]);
+		buf_puts(out, " --exclude-nodes ");
+		sh_quote(out, also.data);
+	}
+	buf_free(&spec);
+	buf_free(&also);
+}
+
 void
 script_directives(struct buf *out, const struct run *r)
 {
@@ -109,6 +161,7 @@ script_directives(struct buf *out, const struct run *r)
 	}
 	if (delay)
 		buf_printf(out, " --delay %ld", delay);
+	node_groups(out, r);
 	buf_putc(out, '\n');
 }
 

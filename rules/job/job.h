@@ -39,6 +39,11 @@ struct job {
 	size_t n_after;
 	const char **stop_with;
 	size_t n_stop;
+	/* slurm: PARTITION:GROUP:N:MEMBERS specs, whose nodes are chosen when
+	 * the job is submitted (job_nodes.c), and the node lists beside them */
+	const char **node_groups;
+	size_t n_node_groups;
+	const char *also_nodes, *exclude_nodes;
 	long delay;
 	int retries;
 	long retry_delay_s;  /* before the first retry; doubled for each next one */
@@ -225,6 +230,11 @@ void poll_maybe(struct job *j, bool urgent);
 /* poll_unregister, and frees what j->watch holds. */
 void poll_release(struct job *j);
 
+/* slurm: for the job's node groups, the nodes to submit to (idle first,
+ * from sinfo): appends "a,b,c" to nodelist and sets *count; false with
+ * j->info.reason set when a group has too few usable nodes. */
+bool slurm_choose_nodes(struct job *j, struct buf *nodelist, int *count);
+
 /* Parsers (job_slurm.c), exposed for tests/unit/job_test.c. */
 struct slurm_row {
 	char id[96];
@@ -240,6 +250,9 @@ void poll_row_line(struct buf *out, const struct slurm_row *r);
 bool slurm_parse_sacct(const char *line, struct slurm_row *r);
 /* One line of `scontrol -o show job`. */
 bool slurm_parse_scontrol(const char *line, struct slurm_row *r);
+/* One line of `squeue -h -t all -O` with SQUEUE_FIELDS (exit_code is a wait status). */
+#define SQUEUE_FIELDS "JobID:|,State:|,exit_code:|,SubmitTime:|,StartTime:|,EndTime:|,NodeList:"
+bool slurm_parse_squeue(const char *line, struct slurm_row *r);
 /* Whether sbatch/squeue/sacct stderr says the controller was briefly out
  * of reach (worth retrying the same command). */
 bool slurm_transient(const char *err);

@@ -29,7 +29,9 @@ usage_job(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputs("\nusage: kunai job run|start --scheduler standalone|slurm|kubernetes [--workload NAME]\n"
 	      "         [--time-limit SEC] [--after-start DIR:DELAY]... [--stop-with ID]...\n"
-	      "         [--delay SEC] [--retries N] [--poll-max SEC] DIR|DIR/kunai.stamp\n"
+	      "         [--delay SEC] [--retries N] [--poll-max SEC]\n"
+	      "         [--node-group PARTITION:GROUP:N:NODES]... [--also-nodes NODES] [--exclude-nodes NODES]\n"
+	      "         DIR|DIR/kunai.stamp\n"
 	      "The run's script may carry these options on #KUNAI lines at its top (gen\n"
 	      "writes one); those on the command line come after them.\n",
 	      stderr);
@@ -97,6 +99,18 @@ option(struct job *j, const char *a, const char *val)
 			return usage_job("--stop-with '%s': a test id expected", val);
 		n[j->n_stop++] = val;
 		j->stop_with = n;
+	} else if (strcmp(a, "--node-group") == 0) {
+		const char **n = arena_grow(&j->arena, j->node_groups, j->n_node_groups, j->n_node_groups + 1,
+		                            sizeof(*n));
+		const char *c1 = strchr(val, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2 || !strchr(c2 + 1, ':'))
+			return usage_job("--node-group '%s': PARTITION:GROUP:N:NODES expected", val);
+		n[j->n_node_groups++] = val;
+		j->node_groups = n;
+	} else if (strcmp(a, "--also-nodes") == 0) {
+		j->also_nodes = val;
+	} else if (strcmp(a, "--exclude-nodes") == 0) {
+		j->exclude_nodes = val;
 	} else
 		return usage_job("unknown option '%s'", a);
 	return 0;

@@ -1,7 +1,7 @@
 /* job_poll.c: one scheduler query for all the waiters of a build dir.
  * They register under .kunai/waiting/<jobid>@<submit>@<pid>; whoever finds
  * the interval passed and gets .kunai/poll.lock runs the query (sacct with
- * --starttime where accounting exists, else one `scontrol -o show job`)
+ * --starttime where accounting exists, else squeue -t all -j of those jobs)
  * for every registered job (on kubernetes one `kubectl get`, job_k8s.c)
  * and writes .kunai/poll.state, in sacct's -P layout; the others read that
  * file. The interval grows from 2 s to
@@ -259,7 +259,7 @@ poll_row_line(struct buf *out, const struct slurm_row *r)
 	buf_putc(out, '\n');
 }
 
-/* Appends the rows of out (sacct -P or scontrol -o lines) whose job is one
+/* Appends the rows of out (sacct -P or squeue -O lines) whose job is one
  * of s's and not yet found. */
 static void
 take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct buf *rows)
@@ -269,7 +269,7 @@ take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct 
 	long i;
 
 	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!(sacct ? slurm_parse_sacct(p, &r) : slurm_parse_scontrol(p, &r)))
+		if (!(sacct ? slurm_parse_sacct(p, &r) : slurm_parse_squeue(p, &r)))
 			continue;
 		i = ids_find(s, r.id);
 		if (i >= 0 && !found[i]) {
@@ -345,17 +345,27 @@ query(struct job *j, const struct ids *s, struct buf *rows)
 		for (i = 0; ok && i < s->n; i++)
 			need |= !found[i] && now - s->w[i].submit >= YOUNG_S;
 	}
-	if (ok && need) {
-		char *argv[] = {"scontrol", "-o", "show", "job", NULL};
+	/* slurmctld, for this build dir's jobs only (ended ones too, while it
+	 * remembers them): one squeue per chunk of ids, ~80 bytes a job */
+	for (i = 0; ok && need && i < s->n;) {
+		char *argv[] = {"squeue", "-h", "-t", "all", "-j", NULL, "-O", SQUEUE_FIELDS, NULL};
+		list.len = 0;
+		for (k = 0; i < s->n && k < IDS_PER_SACCT; i++)
+			if (!found[i])
+				buf_printf(&list, "%s%s", k++ ? "," : "", s->w[i].id);
+		if (!k)
+			continue;
+		argv[5] = list.data;
 		out.len = 0;
 		rc = slurm_cmd(j, argv, NULL, 1, false, &out, &err);
-		if (rc == 0) {
+		/* "Invalid job id" when it knows none of them */
+		if (rc == 0 || strstr(buf_str(&err), "Invalid job id")) {
 			take_rows(s, found, out.data, false, rows);
 			asked_ctld = true;
 		} else {
-			ok = false;
+			ok = asked_ctld = false;
 			if (!slurm_transient(buf_str(&err)))
-				warn("scontrol: %.*s", (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
+				warn("squeue: %.*s", (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
 		}
 	}
 	for (i = 0; asked_ctld && i < s->n; i++)

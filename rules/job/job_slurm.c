@@ -133,6 +133,22 @@ slurm_parse_scontrol(const char *line, struct slurm_row *r)
 	return true;
 }
 
+bool
+slurm_parse_squeue(const char *line, struct slurm_row *r)
+{
+	int st;
+
+	if (!slurm_parse_sacct(line, r))
+		return false;
+	/* squeue's exit_code is the wait status: 768 is exit code 3 */
+	if (r->exit_code >= 0 && r->signal < 0) {
+		st = r->exit_code;
+		r->exit_code = (st >> 8) & 0xff;
+		r->signal = st & 0x7f;
+	}
+	return true;
+}
+
 static bool
 has_any(const char *s, const char *const *words)
 {
@@ -266,14 +282,33 @@ slurm_submit(struct job *j, bool *retryable)
 	 * kunai retries infrastructure failures itself, as a new attempt.
 	 * --comment names the run dir, so that a driver killed between sbatch
 	 * and job.json finds its job again (slurm_find_submitted). */
-	char *argv[] = {"sbatch", "--parsable", "--no-requeue", NULL, "cloudai_sbatch_script.sh", NULL};
-	struct buf out = {0}, err = {0}, msg = {0}, comment = {0};
-	size_t n;
-	int rc;
+	char *argv[] = {"sbatch", "--parsable", "--no-requeue", NULL, NULL, NULL, NULL, NULL};
+	struct buf out = {0}, err = {0}, msg = {0}, comment = {0}, nodes = {0}, count = {0};
+	size_t n, k = 4;
+	int rc, nn = 0;
 
 	*retryable = false;
 	buf_printf(&comment, "--comment=%s", run_comment(j));
 	argv[3] = comment.data;
+	/* nodes = ["PARTITION:GROUP:N"]: chosen now, from the nodes' states */
+	if (j->n_node_groups) {
+		buf_puts(&nodes, "--nodelist=");
+		if (!slurm_choose_nodes(j, &nodes, &nn)) {
+			j->info.state = "SUBMIT_FAILED";
+			j->info.end_time = job_iso(&j->arena, job_now());
+			warn("%s: %s", j->dir, j->info.reason);
+			buf_free(&comment);
+			buf_free(&nodes);
+			return false;
+		}
+		buf_printf(&count, "--nodes=%d", nn);
+		argv[k++] = nodes.data;
+		argv[k++] = count.data;
+		j->info.nodes = arena_strdup(&j->arena, nodes.data + strlen("--nodelist="));
+		warn("%s: nodes %s chosen from the node group%s (idle first)", j->dir, j->info.nodes,
+		     j->n_node_groups > 1 ? "s" : "");
+	}
+	argv[k] = "cloudai_sbatch_script.sh";
 	rc = slurm_cmd(j, argv, j->dir, SUBMIT_TRIES, false, &out, &err);
 	n = strspn(buf_str(&out), "0123456789_");
 	if (rc == 0 && n > 0 && (out.data[n] == ';' || out.data[n] == '\n' || !out.data[n])) {
@@ -283,6 +318,8 @@ slurm_submit(struct job *j, bool *retryable)
 		buf_free(&out);
 		buf_free(&err);
 		buf_free(&comment);
+		buf_free(&nodes);
+		buf_free(&count);
 		return true;
 	}
 	j->info.state = "SUBMIT_FAILED";
@@ -297,6 +334,8 @@ slurm_submit(struct job *j, bool *retryable)
 	buf_free(&err);
 	buf_free(&msg);
 	buf_free(&comment);
+	buf_free(&nodes);
+	buf_free(&count);
 	return false;
 }
 
@@ -311,6 +350,30 @@ slurm_cancel(struct job *j)
 	if (slurm_cmd(j, argv, NULL, 4, true, NULL, &err) != 0)
 		warn("scancel %s: %.*s", j->info.job_id, (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
 	buf_free(&err);
+}
+
+/* The job's own start and exit records, when they are this job's, time the
+ * run: the scheduler's EndTime is when slurmctld heard of the end, which
+ * after an outage is long after it (start= of kunai.start, the mtime of
+ * kunai.exit). */
+static void
+record_times(struct job *j)
+{
+	struct buf rec = {0}, p = {0};
+	const char *f;
+	struct stat st;
+	size_t len;
+	double t0 = 0;
+
+	if (job_read_record(j, "kunai.start", &rec) && (f = job_record_field(rec.data, "job", &len)) &&
+	    j->info.job_id && strlen(j->info.job_id) == len && strncmp(f, j->info.job_id, len) == 0 &&
+	    (f = job_record_field(rec.data, "start", &len)) && (t0 = strtod(f, NULL)) > 0) {
+		j->info.start_time = job_iso(&j->arena, t0);
+		if (stat(job_path(j, &p, "kunai.exit"), &st) == 0 && (double)st.st_mtime >= t0)
+			j->info.end_time = job_iso(&j->arena, (double)st.st_mtime);
+	}
+	buf_free(&rec);
+	buf_free(&p);
 }
 
 static void
@@ -336,6 +399,7 @@ fill_row(struct job *j, const struct slurm_row *r)
 		in->end_time = job_iso(&j->arena, r->end);
 	if (r->nodes[0])
 		in->nodes = arena_strdup(&j->arena, r->nodes);
+	record_times(j);
 	buf_free(&rec);
 }
 
@@ -355,6 +419,7 @@ fill_record(struct job *j)
 		in->reason = "the scheduler forgot the job and it left no exit record";
 	}
 	in->end_time = job_iso(&j->arena, job_now());
+	record_times(j);
 	buf_free(&rec);
 }
 
@@ -372,6 +437,24 @@ fill_start(struct job *j, const char *rec)
 	j->info.state = "RUNNING";
 }
 
+/* Asks slurmctld about this one job (the poll's sacct may lag, or be all
+ * that answers while slurmctld is down): 1 it answered with a row in r,
+ * 0 it could not be asked or no longer knows the job. */
+static int
+ask_ctld(struct job *j, struct slurm_row *r)
+{
+	char *argv[] = {"scontrol", "-o", "show", "job", (char *)j->info.job_id, NULL};
+	struct buf out = {0}, err = {0};
+	int found = 0;
+
+	if (slurm_cmd(j, argv, NULL, 1, false, &out, &err) == 0 && slurm_parse_scontrol(buf_str(&out), r) &&
+	    strcmp(r->id, j->info.job_id) == 0)
+		found = 1;
+	buf_free(&out);
+	buf_free(&err);
+	return found;
+}
+
 enum job_wait
 slurm_wait(struct job *j, bool want_start)
 {
@@ -379,7 +462,7 @@ slurm_wait(struct job *j, bool want_start)
 	struct slurm_row r;
 	double urgent_until = 0, now, last_missing = 0, when = 0, seen_at = 0;
 	enum job_wait result;
-	bool exit_seen = false, terminal;
+	bool exit_seen = false, terminal, live_warned = false;
 	long tick = 100;
 	int missing = 0, f;
 
@@ -427,7 +510,23 @@ slurm_wait(struct job *j, bool want_start)
 				break;
 			}
 		}
-		/* the scheduler down, unreachable or its accounting lagging: not forever */
+		/* the scheduler down, unreachable or its accounting lagging: not
+		 * forever; but while slurmctld answers that the job is pending or
+		 * running (requeued, or still in its epilog), the record is not the
+		 * end: wait, and ask again after as long */
+		if (exit_seen && now - seen_at >= (double)j->trust_record_s && ask_ctld(j, &r)) {
+			job_state_outcome(r.state, 0, &terminal);
+			if (terminal) {
+				fill_row(j, &r);
+				result = JOB_WAIT_ENDED;
+				break;
+			}
+			if (!live_warned)
+				warn("%s: job %s wrote its exit record, but slurmctld says it is %s; waiting", j->dir,
+				     j->info.job_id, r.state);
+			live_warned = true;
+			seen_at = now;
+		}
 		if (exit_seen && now - seen_at >= (double)j->trust_record_s) {
 			warn("%s: job %s wrote its exit record %.0f s ago and the scheduler has not confirmed its "
 			     "end; taking the record",

@@ -116,6 +116,24 @@ test_scontrol(void)
 }
 
 static void
+test_squeue(void)
+{
+	struct slurm_row r;
+
+	ok(slurm_parse_squeue("1|FAILED|768|2026-11-24T16:50:09|2026-11-24T16:50:09|2026-11-24T16:50:11|vm\n", &r) &&
+	       strcmp(r.id, "1") == 0 && strcmp(r.state, "FAILED") == 0 && r.exit_code == 3 && r.signal == 0 &&
+	       r.end == r.start + 2 && strcmp(r.nodes, "vm") == 0,
+	   "squeue: exit_code 768 is exit code 3");
+	ok(slurm_parse_squeue("2|CANCELLED|15|2026-11-24T16:50:09|2026-11-24T16:50:09|2026-11-24T16:50:22|vm", &r) &&
+	       r.exit_code == 0 && r.signal == 15,
+	   "squeue: exit_code 15 is signal 15");
+	ok(slurm_parse_squeue("3|PENDING|0|2026-11-24T16:50:25|N/A|N/A|", &r) && strcmp(r.state, "PENDING") == 0 &&
+	       r.start == 0 && r.end == 0 && r.nodes[0] == '\0',
+	   "squeue: pending job, N/A times, no nodes");
+	ok(!slurm_parse_squeue("squeue: error: Invalid job id specified", &r), "squeue: an error line is no row");
+}
+
+static void
 test_errors(void)
 {
 	ok(slurm_transient("sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"),
@@ -291,6 +309,7 @@ main(void)
 	test_states();
 	test_sacct();
 	test_scontrol();
+	test_squeue();
 	test_errors();
 	test_json();
 	test_times();
