@@ -20,9 +20,9 @@
 #      own source tree that holds it at /cloudai_workspace; kunai mounts the
 #      install dir, where the helper is installed. Mapped here.
 #  N6. MegatronRun: CloudAI's empty switch values leave double blanks inside
-#      bash -c "..." (squeezed here); extra_container_mounts are literal in
-#      kunai, so CloudAI's example mount "$PWD" (expanded by its shell) is
-#      compared as written.
+#      bash -c "..." (squeezed here). A mount of "$PWD" (CloudAI's launch
+#      dir, expanded by its shell) is kunai's build dir, ${BUILD_DIR} in
+#      its script: compared here as CloudAI writes it, $PWD.
 #  N4. Hydra lists: CloudAI's shell strips the quotes of stages=["training"]
 #      (Hydra reads [training] as the same list); kunai passes the TOML
 #      value as written. Double quotes inside [...] are dropped here.
@@ -37,7 +37,7 @@ setup_file() {
 # substitution stubbed out), with kunai's path variables set.
 words() {
 	(
-		RUN_DIR=$1 INSTALL_DIR=$2
+		RUN_DIR=$1 INSTALL_DIR=$2 BUILD_DIR='$PWD'
 		RUN_DIR_Q=$(printf %q "$RUN_DIR")
 		scontrol() { :; }
 		eval "set -- $3"
