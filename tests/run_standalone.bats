@@ -226,7 +226,7 @@ test_name = "long"
 	[ "$SECONDS" -lt 15 ]
 	# i started at least 1 s after a started, while a ran (3 s)
 	end=$(stat -c %Y "$B/a/0/kunai.exit")
-	[ $(($(started_at i/0) - $(started_at a/0))) -ge 1 ]
+	[ $(($(started_at i/0) - $(started_at a/0))) -ge 1 ] || { cat "$B/a/0/job.json" "$B/i/0/job.json" "$B/a/0/kunai.start" "$B/i/0/kunai.start"; false; }
 	[ "$(started_at i/0)" -le "$end" ]
 	# p started at least 1 s after a ended
 	[ $(($(started_at p/0) - end)) -ge 1 ]

@@ -132,8 +132,10 @@ job_pre_waits(struct job *j)
 		p.len = 0;
 		buf_printf(&p, "%s/kunai.start", j->after[i].dir);
 		rec.len = 0;
+		/* the record has whole seconds: the start lies in [t, t + 1), and
+		 * the delay counts from its end, never short of the real start */
 		if (job_slurp(p.data, &rec) && (f = job_record_field(rec.data, "start", &len)))
-			t = strtod(f, NULL);
+			t = strtod(f, NULL) + 1;
 		if (t + (double)j->after[i].delay > until)
 			until = t + (double)j->after[i].delay;
 	}
