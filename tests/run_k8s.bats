@@ -12,17 +12,19 @@ setup() {
 	mkdir -p "$C/tests" "$W/k8s/namespaces"
 	: >"$W/k8s/namespaces/kunai-test"
 	system ""
-	# sleep 4712: a number no other process here sleeps, to find leftovers
+	# sleep $LONG: a number no other process here sleeps, to find leftovers
+	# (this bats process's own: suites side by side never see each other's)
+	LONG=$((4000000 + $$ % 1000000))
 	tst ok 'echo hello from pod; sleep 1'
 	tst fail 'echo bad; exit 3'
-	tst long 'sleep 4712'
+	tst long "sleep $LONG"
 	export PATH="$BATS_TEST_DIRNAME/k8s:$PATH" KUBECTL_FAKE_DIR=$W/k8s
 	export KUNAI_MAX_RETRIES=0 KUNAI_K8S_TRIES=2
 }
 
 teardown() {
 	local p
-	for p in $(pgrep -f 'sleep 4712'); do
+	for p in $(pgrep -f "sleep $LONG\$"); do
 		kill -9 "$p" 2>/dev/null
 	done
 }
@@ -154,7 +156,7 @@ num_nodes = 2'
 	run "$NINJA" -C "$B" run
 	[ "$(jf "$B/t/0/job.json" outcome)" = timeout ]
 	[ "$(jf "$B/t/0/job.json" state)" = TIMEOUT ]
-	! pgrep -f 'sleep 4712'
+	! pgrep -f "sleep $LONG\$"
 	[ "$(objects)" -eq 0 ]
 }
 
@@ -239,7 +241,7 @@ num_nodes = 2'
 	kill -INT "$NPID"
 	status=0; wait "$NPID" || status=$?
 	[ "$status" -ne 0 ]
-	! pgrep -f 'sleep 4712'
+	! pgrep -f "sleep $LONG\$"
 	for d in x/0 y/0; do
 		[ "$(jf "$B/$d/job.json" outcome)" = cancelled ]
 		[ ! -e "$B/$d/kunai.stamp" ]
@@ -342,6 +344,6 @@ test_name = "long"
 		"$(jf "$B/i/0/job.json" start_time)" == "$(jf "$B/a/0/job.json" end_time)" ]]
 	[ "$(jf "$B/s/0/job.json" outcome)" = passed ]
 	[ "$(jf "$B/s/0/job.json" reason)" = "stopped: a completed" ]
-	! pgrep -f 'sleep 4712'
+	! pgrep -f "sleep $LONG\$"
 	[ "$(objects)" -eq 0 ]
 }
