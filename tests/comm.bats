@@ -377,3 +377,68 @@ ep_lines() {
 	[[ "$stderr" == *"nppn.toml:7:1: error: 'num_processes_per_node' must be at least 1"* ]]
 	[ ! -e "$t/o" ]
 }
+
+# ep_stubs DIR: srun (runs the command, stdout and stderr appended to its
+# --output, truncated first unless --open-mode=append; `hostname` prints
+# 127.0.0.1), scontrol, and elastic, a stand-in for python + elastic.py:
+# the first launch (no --tcp-server) prints a summary, ends phase 0, waits
+# for rank 2's summary in its log and ends phase 1; a later one prints rank
+# 2's summary. FAIL=1: the first launch dies at once.
+ep_stubs() {
+	mkdir -p "$1"
+	cat >"$1/srun" <<-'S'
+	#!/bin/bash
+	out=/dev/null append=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--output=*) out=${1#--output=} ;;
+		--open-mode=append) append=1 ;;
+		-*) ;;
+		*) break ;;
+		esac
+		shift
+	done
+	[ "$1" = hostname ] && set -- echo 127.0.0.1
+	[ -n "$append" ] || : >"$out"
+	exec "$@" >>"$out" 2>&1
+	S
+	printf '#!/bin/sh\necho node1\n' >"$1/scontrol"
+	cat >"$1/elastic" <<-'S'
+	#!/bin/bash
+	case " $* " in
+	*" --tcp-server 127.0.0.1 "*)
+		echo "[rank 2] Dispatch + combine bandwidth: 30 GB/s, avg_t=3 us, min_t=2 us, max_t=4 us"
+		exit 0 ;;
+	esac
+	[ "${FAIL:-0}" = 1 ] && exit 1
+	echo "[rank 0] Dispatch + combine bandwidth: 10 GB/s, avg_t=5 us, min_t=4 us, max_t=6 us"
+	echo "-> end phase 0"
+	for i in $(seq 100); do grep -q 'rank 2' nixl-ep-node-0.log && break; sleep 0.1; done
+	echo "-> end phase 1"
+	S
+	chmod +x "$1"/*
+}
+
+@test "NixlEP: the launcher runs the phases in order; a first launch that dies fails the job" {
+	local t=$BATS_TEST_TMPDIR r
+	ep_stubs "$t/bin"
+	mkdir -p "$t/tests"
+	printf 'name = "ep"\ndescription = "d"\ntest_template_name = "NixlEP"\n[cmd_args]\ndocker_image_url = "x"\npython_executable = "elastic"\nplan = "[[0, 1], [0, 1, 2, 3]]"\nnum_processes_per_node = 4\n' \
+		>"$t/tests/ep.toml"
+	printf 'name = "s"\n[[Tests]]\nid = "ep"\ntest_name = "ep"\nnum_nodes = 1\n' >"$t/scenario.toml"
+	"$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" \
+		-o "$t/o" >/dev/null
+	r=$t/o/ep/0
+	(cd "$r" && PATH=$t/bin:$PATH SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
+	[ "$(cat "$r/kunai.exit")" = 0 ]
+	grep -q 'Detected completion of phase 0' "$r/out.txt"
+	grep -q 'All NIXL EP launches completed successfully' "$r/out.txt"
+	[ "$(grep -c '^-> end phase' "$r/nixl-ep-node-0.log")" -eq 2 ]
+	grep -q 'rank 2' "$r/nixl-ep-node-0.log"
+	[ "$(tr -d ' \n' <"$r/nixl-ep-plan.json")" = '[[0,1],[0,1,2,3]]' ]
+	[ -x "$r/nixl-ep-launch.sh" ]
+	! (cd "$r" && FAIL=1 PATH=$t/bin:$PATH SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
+	[ "$(cat "$r/kunai.exit")" = 1 ]
+	grep -q 'Primary NIXL EP launch exited before phase 0 completed' "$r/out.txt"
+	grep -q 'kunai: no NIXL EP bandwidth summary in nixl-ep-node-0.log' "$r/out.txt"
+}

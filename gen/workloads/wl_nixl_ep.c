@@ -278,7 +278,7 @@ cmp_kv(const void *a, const void *b)
 static void
 bench(const struct run *r, const struct ep_launch *l, struct buf *out)
 {
-	struct buf b = {0};
+	struct buf b = {0}, rest = {0};
 	const struct kv **extra = xcalloc(r->args.len + 1, sizeof(*extra));
 	size_t i, n = 0;
 	char *dash;
@@ -300,26 +300,26 @@ bench(const struct run *r, const struct ep_launch *l, struct buf *out)
 		if (!workload_arg(r->def->wl, r->args.items[i].key))
 			extra[n++] = &r->args.items[i];
 	qsort(extra, n, sizeof(*extra), cmp_kv);
-	b.len = 0;
 	for (i = 0; i < n; i++) {
 		bool flag = workload_is_bool(r, extra[i]->key);
 		if (flag && !workload_true(extra[i]->value))
 			continue;
-		buf_puts(&b, " --");
+		buf_puts(&rest, " --");
 		dash = xstrdup(extra[i]->key);
 		for (char *c = dash; *c; c++)
 			if (*c == '_')
 				*c = '-';
-		sh_quote_cont(&b, dash);
+		sh_quote_cont(&rest, dash);
 		free(dash);
 		if (!flag) {
-			buf_putc(&b, ' ');
-			sh_quote(&b, extra[i]->value);
+			buf_putc(&rest, ' ');
+			sh_quote(&rest, extra[i]->value);
 		}
 	}
-	workload_extra_args(r, ' ', &b);
-	sh_dquote_body(out, buf_str(&b));
+	workload_extra_args(r, ' ', &rest);
+	sh_dquote_body(out, buf_str(&rest));
 	buf_free(&b);
+	buf_free(&rest);
 	free(extra);
 }
 
