@@ -362,6 +362,7 @@ ep_lines() {
 	ep neg "'[[-1]]'" 1
 	ep port "'[[0]]'" 1 'store_port = 70000'
 	ep nppn "'[[0]]'" 0
+	ep many "'[[$(seq -s, 0 16384)]]'" 9
 	run --separate-stderr "$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$t/tests" \
 		--test-scenario "$t/scenario.toml" -o "$t/o"
 	[ "$status" -eq 1 ]
@@ -375,6 +376,7 @@ ep_lines() {
 	[[ "$stderr" == *"scenario.toml:"*"NIXL EP plan does not launch any non-negative ranks. (test 'neg')"* ]]
 	[[ "$stderr" == *"port.toml:8:1: error: 'store_port' must lie within 1..65535"* ]]
 	[[ "$stderr" == *"nppn.toml:7:1: error: 'num_processes_per_node' must be at least 1"* ]]
+	[[ "$stderr" == *"many.toml:6:1: error: a plan holds at most 16384 ranks in all (kunai's bound)"* ]]
 	[ ! -e "$t/o" ]
 }
 

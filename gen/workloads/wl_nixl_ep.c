@@ -30,7 +30,8 @@ static const struct arg_schema args[] = {
 	{"store_port", ARG_INT, "9999", NULL, false},
 };
 
-enum { EP_MAX_NODES = 4096 };
+/* bounds that keep the placement quick (it compares ranks pairwise) */
+enum { EP_MAX_NODES = 4096, EP_MAX_RANKS = 16384 };
 
 /* The plan's phases, ranks as given. */
 struct ep_plan {
@@ -129,6 +130,10 @@ plan_parse(const char *s, struct ep_plan *p, struct buf *why)
 				buf_puts(why, "a plan rank must lie within -1e9..1e9 (kunai's bound)");
 				goto fail;
 			}
+			if (nr == EP_MAX_RANKS) {
+				buf_printf(why, "a plan holds at most %d ranks in all (kunai's bound)", EP_MAX_RANKS);
+				goto fail;
+			}
 			if (nr == cap) {
 				cap = cap ? 2 * cap : 32;
 				p->rank = xrealloc(p->rank, cap * sizeof(*p->rank));
@@ -222,7 +227,7 @@ stages_of(const struct run *r, const struct ep_plan *p, struct ep_stage **out, s
 		                "total launched workers (%ld), got %ld.", total, per);
 		return false;
 	}
-	if (nodes > 1 && total > per * nodes) {
+	if (nodes > 1 && per < total && total > per * nodes) {
 		buf_printf(why, "For multi-node NIXL EP runs, num_processes_per_node defines the maximum number of "
 		                "workers each node can launch across all plan phases. The plan requires %ld total "
 		                "workers, but %d nodes with capacity %ld only provide %ld.", total, nodes, per, per * nodes);
