@@ -266,3 +266,181 @@ backend = "UCX"
 kvbench_script = "path/to/kvbench_script.sh"
 python_executable = "path/to/python"' __OUTPUT_DIR__/install 's|--container-image=url.com/docker:tag|--container-image=__OUTPUT_DIR__/install/url.com__docker__tag.sqsh|'
 }
+
+# ep_lines FILE RUN INSTALL: the lines of a NIXL EP launcher; srun lines as
+# their words (ref_words), the others as text with the run dir's files
+# named as CloudAI's absolute paths, quoted or not (E1), kunai's comment
+# lines left out.
+ep_lines() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		'# kunai:'* | '# BUILD_DIR'*) ;;
+		srun\ *)
+			[[ "$line" =~ ^(.*[^ ])\ +\&$ ]] && line="${BASH_REMATCH[1]} __BACKGROUND__"
+			ref_words "$2" "$3" "$line"
+			printf '\n'
+			;;
+		*) printf '%s\n' "$line" | sed -e 's|"\$RUN_DIR/\([^"]*\)"|'"$2"'/\1|g' -e 's|"'"$2"'/\([^"]*\)"|'"$2"'/\1|g' ;;
+		esac
+	done <"$1"
+}
+
+#  E1. NixlEP: CloudAI writes nixl-ep-plan.json and nixl-ep-launch.sh when it
+#      generates, with absolute paths; kunai's batch script writes them (here
+#      documents) when the job starts and passes the launcher RUN_DIR,
+#      RUN_DIR_Q, BUILD_DIR and INSTALL_DIR, so its paths are "$RUN_DIR/...".
+#      The launcher is compared line by line (srun lines as words).
+@test "NixlEP against CloudAI's ref_data/nixl-ep.sbatch and nixl-ep-launch.sh" {
+	local t=$BATS_TEST_TMPDIR sed='s|--container-image=docker.io/nvidia/nixl-ep:latest|--container-image=__INSTALL_DIR__/docker.io_nvidia__nixl-ep__latest.sqsh|'
+	[ -n "${CLOUDAI_REF_DATA:-}" ] || skip "CLOUDAI_REF_DATA is unset (CloudAI's tests/ref_data)"
+	[ -f "$CLOUDAI_REF_DATA/nixl-ep.sbatch" ] || skip "no nixl-ep.sbatch in $CLOUDAI_REF_DATA"
+	[ -f "$CLOUDAI_REF_DATA/nixl-ep-launch.sh" ] || skip "no nixl-ep-launch.sh in $CLOUDAI_REF_DATA"
+	[ -f "$SHARED/cloudai-compat/golden/system.toml" ] || skip "CloudAI's test system is absent ($SHARED)"
+	mkdir -p "$t/tests"
+	cat >"$t/tests/t.toml" <<-'T'
+		name = "t"
+		description = "t"
+		test_template_name = "NixlEP"
+		[cmd_args]
+		docker_image_url = "docker.io/nvidia/nixl-ep:latest"
+		elastic_script = "/workspace/nixl/examples/device/ep/tests/elastic/elastic.py"
+		plan = "[[0, 1, 2, 3], [0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4, -6, 7], [0, 1, 2, 3, 4, 5, 6, 7]]"
+		num_processes_per_node = 4
+		service_startup_timeout_seconds = 90
+		store_port = 9999
+		num_tokens = 256
+		num_experts_per_rank = 4
+		hidden_dim = 8192
+		num_topk = 6
+		disable_ll_nvlink = true
+		kineto = true
+		[extra_env_vars]
+		LD_LIBRARY_PATH = "/workspace/rdma_core/lib:$LD_LIBRARY_PATH"
+	T
+	printf 'name = "ref"\n[[Tests]]\nid = "t"\ntest_name = "t"\nnum_nodes = 3\n' >"$t/scenario.toml"
+	"$KUNAI" gen --system-config "$SHARED/cloudai-compat/golden/system.toml" --tests-dir "$t/tests" \
+		--test-scenario "$t/scenario.toml" -o "$t/out"
+	local s=$t/out/t/0/cloudai_sbatch_script.sh
+	# the batch script, without the here documents (E1)
+	sed "$sed" "$CLOUDAI_REF_DATA/nixl-ep.sbatch" >"$t/ref.sbatch"
+	ref_lines "$t/ref.sbatch" __OUTPUT_DIR__/output __INSTALL_DIR__ >"$t/cloudai.lines"
+	sed "/<<'KUNAI_NIXL_EP_PLAN'/,/^KUNAI_NIXL_EP_PLAN\$/d; /<<'KUNAI_NIXL_EP_LAUNCH'/,/^KUNAI_NIXL_EP_LAUNCH\$/d" "$s" >"$t/kunai.sbatch"
+	ref_lines "$t/kunai.sbatch" __OUTPUT_DIR__/output __INSTALL_DIR__ >"$t/kunai.lines"
+	diff -u "$t/cloudai.lines" "$t/kunai.lines"
+	grep -qx 'RUN_DIR=$RUN_DIR RUN_DIR_Q=$RUN_DIR_Q BUILD_DIR=$BUILD_DIR INSTALL_DIR=$INSTALL_DIR bash "$RUN_DIR/nixl-ep-launch.sh"' "$s"
+	# the launcher, line by line
+	sed -n "/<<'KUNAI_NIXL_EP_LAUNCH'/,/^KUNAI_NIXL_EP_LAUNCH\$/p" "$s" | sed '1d;$d' >"$t/launch.sh"
+	sed "$sed" "$CLOUDAI_REF_DATA/nixl-ep-launch.sh" >"$t/ref.launch"
+	ep_lines "$t/ref.launch" __OUTPUT_DIR__/output __INSTALL_DIR__ >"$t/cloudai.launch"
+	ep_lines "$t/launch.sh" __OUTPUT_DIR__/output __INSTALL_DIR__ >"$t/kunai.launch"
+	diff -u "$t/cloudai.launch" "$t/kunai.launch"
+	[ "$(wc -l <"$t/kunai.launch")" -gt 100 ]
+	# the plan as json.dumps(plan, indent=2) writes it
+	sed -n "/<<'KUNAI_NIXL_EP_PLAN'/,/^KUNAI_NIXL_EP_PLAN\$/p" "$s" | sed '1d;$d' >"$t/plan.json"
+	[ "$(head -3 "$t/plan.json" | tr -d '\n')" = '[  [    0,' ]
+	[ "$(grep -c '^  \[$' "$t/plan.json")" -eq 4 ]
+	grep -qx '    -6,' "$t/plan.json"
+}
+
+@test "NixlEP: bad plans and placements are located errors" {
+	local t=$BATS_TEST_TMPDIR p
+	mkdir -p "$t/tests"
+	ep() { # ep ID PLAN NPPN [MORE]
+		printf 'name = "%s"\ndescription = "d"\ntest_template_name = "NixlEP"\n[cmd_args]\ndocker_image_url = "x"\nplan = %s\nnum_processes_per_node = %s\n%s' \
+			"$1" "$2" "$3" "${4:-}" >"$t/tests/$1.toml"
+		printf '[[Tests]]\nid = "%s"\ntest_name = "%s"\nnum_nodes = 2\n' "$1" "$1" >>"$t/scenario.toml"
+	}
+	printf 'name = "s"\n' >"$t/scenario.toml"
+	ep json "'[[0, 1]'" 2
+	ep empty "'  '" 2
+	ep flat "'[0, 1]'" 2
+	ep nophase "'[]'" 2
+	ep float "'[[0, 1.0]]'" 2
+	ep sweep "['[[0, 1]]', '[[]]']" 1
+	ep big "'[[0, 1, 2, 3, 4]]'" 2
+	ep neg "'[[-1]]'" 1
+	ep port "'[[0]]'" 1 'store_port = 70000'
+	ep nppn "'[[0]]'" 0
+	ep many "'[[$(seq -s, 0 16384)]]'" 9
+	run --separate-stderr "$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$t/tests" \
+		--test-scenario "$t/scenario.toml" -o "$t/o"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"json.toml:6:1: error: plan must be valid JSON"* ]]
+	[[ "$stderr" == *"empty.toml:6:1: error: plan must not be empty."* ]]
+	[[ "$stderr" == *"flat.toml:6:1: error: Each plan phase must be a non-empty list of ranks."* ]]
+	[[ "$stderr" == *"nophase.toml:6:1: error: plan must decode to a non-empty list of phases."* ]]
+	[[ "$stderr" == *"float.toml:6:1: error: Each plan rank must be an integer."* ]]
+	[[ "$stderr" == *"sweep.toml:6:"*"Each plan phase must be a non-empty list of ranks."* ]]
+	[[ "$stderr" == *"scenario.toml:"*"The plan requires 5 total workers, but 2 nodes with capacity 2 only provide 4. (test 'big')"* ]]
+	[[ "$stderr" == *"scenario.toml:"*"NIXL EP plan does not launch any non-negative ranks. (test 'neg')"* ]]
+	[[ "$stderr" == *"port.toml:8:1: error: 'store_port' must lie within 1..65535"* ]]
+	[[ "$stderr" == *"nppn.toml:7:1: error: 'num_processes_per_node' must be at least 1"* ]]
+	[[ "$stderr" == *"many.toml:6:1: error: a plan holds at most 16384 ranks in all (kunai's bound)"* ]]
+	[ ! -e "$t/o" ]
+}
+
+# ep_stubs DIR: srun (runs the command, stdout and stderr appended to its
+# --output, truncated first unless --open-mode=append; `hostname` prints
+# 127.0.0.1), scontrol, and elastic, a stand-in for python + elastic.py:
+# the first launch (no --tcp-server) prints a summary, ends phase 0, waits
+# for rank 2's summary in its log and ends phase 1; a later one prints rank
+# 2's summary. FAIL=1: the first launch dies at once.
+ep_stubs() {
+	mkdir -p "$1"
+	cat >"$1/srun" <<-'S'
+	#!/bin/bash
+	out=/dev/null append=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--output=*) out=${1#--output=} ;;
+		--open-mode=append) append=1 ;;
+		-*) ;;
+		*) break ;;
+		esac
+		shift
+	done
+	[ "$1" = hostname ] && set -- echo 127.0.0.1
+	[ -n "$append" ] || : >"$out"
+	exec "$@" >>"$out" 2>&1
+	S
+	printf '#!/bin/sh\necho node1\n' >"$1/scontrol"
+	cat >"$1/elastic" <<-'S'
+	#!/bin/bash
+	case " $* " in
+	*" --tcp-server 127.0.0.1 "*)
+		echo "[rank 2] Dispatch + combine bandwidth: 30 GB/s, avg_t=3 us, min_t=2 us, max_t=4 us"
+		exit 0 ;;
+	esac
+	[ "${FAIL:-0}" = 1 ] && exit 1
+	echo "[rank 0] Dispatch + combine bandwidth: 10 GB/s, avg_t=5 us, min_t=4 us, max_t=6 us"
+	echo "-> end phase 0"
+	for i in $(seq 100); do grep -q 'rank 2' nixl-ep-node-0.log && break; sleep 0.1; done
+	echo "-> end phase 1"
+	S
+	chmod +x "$1"/*
+}
+
+@test "NixlEP: the launcher runs the phases in order; a first launch that dies fails the job" {
+	local t=$BATS_TEST_TMPDIR r
+	ep_stubs "$t/bin"
+	mkdir -p "$t/tests"
+	printf 'name = "ep"\ndescription = "d"\ntest_template_name = "NixlEP"\n[cmd_args]\ndocker_image_url = "x"\npython_executable = "elastic"\nplan = "[[0, 1], [0, 1, 2, 3]]"\nnum_processes_per_node = 4\n' \
+		>"$t/tests/ep.toml"
+	printf 'name = "s"\n[[Tests]]\nid = "ep"\ntest_name = "ep"\nnum_nodes = 1\n' >"$t/scenario.toml"
+	"$KUNAI" gen --system-config "$CASES/system.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" \
+		-o "$t/o" >/dev/null
+	r=$t/o/ep/0
+	(cd "$r" && PATH=$t/bin:$PATH SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
+	[ "$(cat "$r/kunai.exit")" = 0 ]
+	grep -q 'Detected completion of phase 0' "$r/out.txt"
+	grep -q 'All NIXL EP launches completed successfully' "$r/out.txt"
+	[ "$(grep -c '^-> end phase' "$r/nixl-ep-node-0.log")" -eq 2 ]
+	grep -q 'rank 2' "$r/nixl-ep-node-0.log"
+	[ "$(tr -d ' \n' <"$r/nixl-ep-plan.json")" = '[[0,1],[0,1,2,3]]' ]
+	[ -x "$r/nixl-ep-launch.sh" ]
+	! (cd "$r" && FAIL=1 PATH=$t/bin:$PATH SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
+	[ "$(cat "$r/kunai.exit")" = 1 ]
+	grep -q 'Primary NIXL EP launch exited before phase 0 completed' "$r/out.txt"
+	grep -q 'kunai: no NIXL EP bandwidth summary in nixl-ep-node-0.log' "$r/out.txt"
+}

@@ -32,6 +32,7 @@ extern const struct workload wl_nccl;
 extern const struct workload wl_nemo_launcher;
 extern const struct workload wl_nemo_run;
 extern const struct workload wl_nixl_bench;
+extern const struct workload wl_nixl_ep;
 extern const struct workload wl_nixl_kvbench;
 extern const struct workload wl_nixl_perftest;
 extern const struct workload wl_osu;
@@ -68,6 +69,7 @@ static const struct workload *const workloads[] = {
 	&wl_nccl,
 	&wl_nemo_launcher,
 	&wl_nemo_run,
+	&wl_nixl_ep,
 	&wl_nixl_perftest,
 	&wl_osu,
 	&wl_sleep,
@@ -106,6 +108,7 @@ static const char *const workload_name_list[] = {
 	"NcclTest",
 	"NeMoLauncher",
 	"NeMoRun",
+	"NixlEP",
 	"NixlPerftest",
 	"OSUBench",
 	"Sleep",

@@ -135,7 +135,7 @@ grade_time(struct arena *a, const struct plan_run *r, const char *text, size_t l
 
 grader_fn grade_nccl, grade_bisection, grade_kunai, grade_fio, grade_nemo_launcher, grade_nemo_run,
 	grade_megatron_bridge, grade_megatron_run, grade_nixl, grade_deepep, grade_jax_toolbox, grade_chakra_replay,
-	grade_serve, grade_aiconfig;
+	grade_serve, grade_aiconfig, grade_nixl_ep;
 
 /* Graders by the name a workload entry gives (workload.grader). */
 static const struct {
@@ -147,7 +147,7 @@ static const struct {
 	{"fio", grade_fio}, {"jax_toolbox", grade_jax_toolbox}, {"kunai", grade_kunai},
 	{"megatron_bridge", grade_megatron_bridge}, {"megatron_run", grade_megatron_run},
 	{"nccl", grade_nccl}, {"nemo_launcher", grade_nemo_launcher}, {"nemo_run", grade_nemo_run},
-	{"nixl", grade_nixl},
+	{"nixl", grade_nixl}, {"nixl_ep", grade_nixl_ep},
 	{"osu", grade_osu}, {"serve", grade_serve}, {"sleep", grade_time},
 	{"slurm_container", grade_time}, {"ucc", grade_ucc},
 };

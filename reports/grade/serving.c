@@ -268,10 +268,13 @@ grade_triton(struct arena *a, const struct plan_run *r, const char *dir, struct 
 	buf_free(&why);
 }
 
+grader_dir_fn grade_nixl_ep_logs; /* comm.c */
+
 static const struct {
 	const char *name;
 	grader_dir_fn *fn;
 } dir_graders[] = {
+	{"nixl_ep", grade_nixl_ep_logs},
 	{"sglang", grade_sglang},
 	{"triton_inference", grade_triton},
 	{"vllm", grade_vllm},

@@ -742,6 +742,86 @@ test_chakra(void)
 	arena_free(&a);
 }
 
+/* NIXL EP's node logs: the summaries of two nodes, a log without one, a
+ * planned removal's srun lines, the launcher's message on stdout. */
+static void
+test_nixl_ep(const char *tmp)
+{
+	struct arena a = {0};
+	struct plan_arg args[] = {{"plan", "[[0, 1], [0, 1, 2, 3]]"}};
+	static size_t runs[] = {0};
+	struct plan_test t = {"ep", "NixlEP", NULL, 0, runs, 1, NULL, 0};
+	struct plan_run r = {"ep/0", "ep", 0, 0, 0, args, 1};
+	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
+	struct run_report rep;
+	struct buf dir = {0}, path = {0};
+	static const char passed[] = "{\"outcome\": \"passed\", \"exit_code\": 0}";
+	static const char node0[] = "-> begin phase 0\n"
+	                            "[rank 0] Dispatch + combine bandwidth: 40.0 GB/s, avg_t=100 us, min_t=90 us, max_t=110.5 us\n"
+	                            "[rank 1] Dispatch + combine bandwidth: 50 GB/s, avg_t=80 us, min_t=70 us, max_t=90.5 us\n"
+	                            "-> end phase 0\n-> end phase 1\n";
+	static const char terminated[] = "srun: error: node2: task 0: Terminated\n"
+	                                 "srun: Terminating StepId=12.3\n"
+	                                 "srun: Force Terminated StepId=12.3\n";
+
+	buf_printf(&dir, "%s/ep", tmp);
+	mkdir(dir.data, 0777);
+	buf_puts(&dir, "/0");
+	mkdir(dir.data, 0777);
+	put(dir.data, "job.json", passed);
+	put(dir.data, "stdout.txt", "All NIXL EP launches completed successfully\n");
+	put(dir.data, "nixl-ep-node-0.log", node0);
+	put(dir.data, "nixl-ep-node-1.log",
+	    "[rank 2] Dispatch + combine bandwidth: 60 GB/s, avg_t=60 us, min_t=50 us, max_t=70 us\n"
+	    "[rank 2] Dispatch bandwidth: 30.5 GB/s, avg_t=12 us | Combine bandwidth: 20 GB/s\n"
+	    "[rank 3] Dispatch bandwidth: 31.5 GB/s | Combine bandwidth: 22 GB/s, avg_t=9 us\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_PASSED, "NIXL EP with both nodes' summaries passes (%s)", rep.reason ? rep.reason : "");
+	ok(near(metric(&rep, "default"), 50) && near(metric(&rep, "dispatch_combine_bw"), 50) &&
+	       near(metric(&rep, "avg_t"), 80) && near(metric(&rep, "min_t"), 70) && near(metric(&rep, "max_t"), 271.0 / 3),
+	   "NIXL EP: default is the mean dispatch + combine bandwidth of every rank's summary, times their means");
+	ok(near(metric(&rep, "dispatch_bw"), 31) && near(metric(&rep, "combine_bw"), 21), "NIXL EP: kineto's bandwidths");
+	ok(near(metric(&rep, "phases_completed"), 2), "NIXL EP: the phases node 0 ended");
+
+	put(dir.data, "nixl-ep-node-1.log", "-> begin phase 1\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "no bandwidth summary") && strstr(rep.reason, "nixl-ep-node-1.log"),
+	   "NIXL EP: a node log without a summary fails (%s)", rep.reason ? rep.reason : "");
+
+	buf_printf(&path, "%s%s", node0, terminated);
+	put(dir.data, "nixl-ep-node-1.log", path.data);
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "Slurm reported an srun failure"),
+	   "NIXL EP: srun's termination without a planned removal fails (%s)", rep.reason ? rep.reason : "");
+	args[0].value = "[[0, 1], [0, -1, 2, 3]]";
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_PASSED, "NIXL EP: with a planned removal, srun's three termination lines are expected (%s)",
+	   rep.reason ? rep.reason : "");
+	path.len = 0;
+	buf_printf(&path, "%ssrun: error: node2: task 0: Exited with exit code 1\n", terminated);
+	put(dir.data, "nixl-ep-node-1.log", path.data);
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "srun failure"),
+	   "NIXL EP: ... but not any other srun line (%s)", rep.reason ? rep.reason : "");
+
+	put(dir.data, "nixl-ep-node-1.log", node0);
+	put(dir.data, "stdout.txt", "Primary NIXL EP launch exited before phase 1 completed\n");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "before phase 1 completed"),
+	   "NIXL EP: the launcher's message on stdout fails the run (%s)", rep.reason ? rep.reason : "");
+
+	put(dir.data, "stdout.txt", "\n");
+	path.len = 0;
+	buf_printf(&path, "%s/nixl-ep-node-0.log", dir.data);
+	unlink(path.data);
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "no nixl-ep-node-0.log") && metric(&rep, "default") < 0,
+	   "NIXL EP: no log of node 0, no result (%s)", rep.reason ? rep.reason : "");
+	buf_free(&dir);
+	buf_free(&path);
+	arena_free(&a);
+}
+
 int
 main(void)
 {
@@ -766,6 +846,7 @@ main(void)
 	test_grade_run(tmp);
 	test_kunai(tmp);
 	test_serve(tmp);
+	test_nixl_ep(tmp);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

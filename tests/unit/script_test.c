@@ -222,7 +222,7 @@ test_registry(void)
 
 	for (i = 0; n[i]; i++, count++)
 		all &= workload_find(n[i]) != NULL && strcmp(workload_find(n[i])->name, n[i]) == 0;
-	ok(count == 33 && all, "every listed workload is found by name");
+	ok(count == 34 && all, "every listed workload is found by name");
 	ok(workload_find("nccl") == NULL, "names are exact");
 	ok(workload_arg(workload_find("NcclTest"), "stepbytes")->def != NULL &&
 	   strcmp(workload_arg(workload_find("NcclTest"), "stepbytes")->def, "1M") == 0,
