@@ -240,6 +240,8 @@ dgd_benchmark(struct job *j)
 	write_file_atomic(job_path(j, &p, "success-marker.txt"), "", 0);
 	fail(j, "COMPLETED", 0, NULL);
 out:
+	if (!j->signo && j->info.reason)
+		warn("%s: %s", j->dir, j->info.reason);
 	cJSON_Delete(bench);
 	buf_free(&p);
 	buf_free(&why);
