@@ -29,7 +29,7 @@ teardown() {
 	done
 }
 
-# system KUBE-CONFIG-PATH
+# system KUBE-CONFIG-PATH [MORE-TOML]
 system() {
 	cat >"$C/system.toml" <<-T
 	name = "k8s"
@@ -39,6 +39,7 @@ system() {
 	output_path = "./results"
 	default_namespace = "kunai-test"
 	gpus_per_node = 8
+	${2:-}
 	T
 }
 
@@ -122,8 +123,9 @@ num_nodes = 2'
 	[ -f "$B/f/0/attempt-1/pods.txt" ]
 }
 
-@test "one kubectl get per poll serves every job of the build dir" {
+@test "one kubectl get per poll serves every job of the build dir, no more often than monitor_interval" {
 	local i s=""
+	system "" "monitor_interval = 3"
 	tst mid 'sleep 4'
 	for i in 1 2 3 4 5 6 7 8; do
 		s="$s$(printf '[[Tests]]\nid = "t%s"\ntest_name = "mid"\n' "$i")"$'\n'
@@ -136,8 +138,10 @@ num_nodes = 2'
 	creates=$(grep -c ' create -f ' "$W/k8s/calls.log")
 	echo "8 jobs of 4 s in $((SECONDS - t0)) s: $gets polls"
 	[ "$creates" -eq 8 ]
-	# at most a poll each 2 s for all eight (and the first), not one per job
-	[ "$gets" -ge 1 ] && [ "$gets" -le $(((SECONDS - t0) / 2 + 2)) ]
+	# at most a poll each 3 s (the system's monitor_interval) for all eight
+	# (and the first), not one per job; the poller's interval is 3 s or more
+	[ "$gets" -ge 1 ] && [ "$gets" -le $(((SECONDS - t0) / 3 + 2)) ]
+	[ "$(awk 'NR == 1 { print ($3 >= 3000) }' "$B/.kunai/poll.state")" = 1 ]
 }
 
 @test "OOMKilled is infra, a lost node is node-fail, the deadline is timeout; no process left" {
@@ -157,6 +161,25 @@ num_nodes = 2'
 	[ "$(jf "$B/t/0/job.json" outcome)" = timeout ]
 	[ "$(jf "$B/t/0/job.json" state)" = TIMEOUT ]
 	! pgrep -f "sleep $LONG\$"
+	[ "$(objects)" -eq 0 ]
+}
+
+@test "an Evicted pod is infra (PREEMPTED); InvalidImageName and CreateContainerConfigError are infra at once" {
+	one e ok
+	KUBECTL_FAKE_EVICT=1 run "$NINJA" -C "$B" run
+	[ "$(jf "$B/e/0/job.json" outcome)" = infra ]
+	[ "$(jf "$B/e/0/job.json" state)" = PREEMPTED ]
+	[[ "$(jf "$B/e/0/job.json" reason)" == "Evicted: pod kunai-e-0-"*": The node was low on resource: memory." ]]
+	local w t0
+	for w in InvalidImageName CreateContainerConfigError; do
+		t0=$SECONDS
+		KUBECTL_FAKE_WAITING=$w run "$NINJA" -C "$B" run
+		[ "$(jf "$B/e/0/job.json" outcome)" = infra ]
+		[ "$(jf "$B/e/0/job.json" state)" = LAUNCH_FAILED ]
+		[[ "$(jf "$B/e/0/job.json" reason)" == "$w: "* ]]
+		[ $((SECONDS - t0)) -lt 10 ]
+	done
+	[[ "$(jf "$B/e/0/job.json" reason)" == *'secret \"hf-token\" not found (pod kunai-e-0-'* ]]
 	[ "$(objects)" -eq 0 ]
 }
 
@@ -346,4 +369,89 @@ test_name = "long"
 	[ "$(jf "$B/s/0/job.json" reason)" = "stopped: a completed" ]
 	! pgrep -f "sleep $LONG\$"
 	[ "$(objects)" -eq 0 ]
+}
+
+# dynamo [GENAI-PERF-BODY]: an AIDynamo test (CloudAI's Kubernetes form: a
+# DynamoGraphDeployment), generated into $B with genai_perf.sh installed,
+# and a stand-in genai-perf on PATH (the frontend pod runs it)
+dynamo() {
+	printf 'name = "dyn"\ndescription = "d"\ntest_template_name = "AIDynamo"\n[cmd_args]\ndocker_image_url = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1"\n[cmd_args.dynamo]\nmodel = "Qwen/Qwen3-0.6B"\n[cmd_args.genai_perf.args]\nconcurrency = 4\n' \
+		>"$C/tests/dyn.toml"
+	one d dyn
+	mkdir -p "$B/install" "$W/bin"
+	cp "$BATS_TEST_DIRNAME/../workloads/serve/genai_perf.sh" "$B/install/"
+	cat >"$W/bin/genai-perf" <<-S
+	#!/bin/sh
+	${1:-}
+	while [ \$# -gt 0 ]; do [ "\$1" = --artifact-dir ] && d=\$2; shift; done
+	mkdir -p "\$d/p" && printf 'Metric,avg,min,p99\nOutput Token Throughput (tokens/sec),800,1,1\nRequest Count (count),10,1,1\n' >"\$d/p/profile_genai_perf.csv"
+	S
+	chmod +x "$W/bin/genai-perf"
+	export PATH=$W/bin:$PATH
+}
+
+# the run edge's command, as ninja runs it (`ninja run` would first install
+# the dynamo repository, which needs the network)
+dyn_job() {
+	(cd "$B" && "$KUNAI" job run --scheduler kubernetes d/0/kunai.stamp)
+}
+
+@test "AIDynamo as a DynamoGraphDeployment: pods Ready, genai-perf in the frontend pod, results copied and graded, deleted" {
+	dynamo 'echo "genai-perf $*" >>'"$W"'/calls'
+	run dyn_job
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$(jf "$B/d/0/job.json" job_id)" == dgd:kunai-d-0-* ]]
+	[ "$(jf "$B/d/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/d/0/job.json" nodes)" = "fake-node-decode,fake-node-frontend,fake-node-prefill" ]
+	# kunai's labels on the object and on every service (the operator's pods carry them)
+	[ "$(grep -c '"kunai.dev/run":	"d.0"' "$B/d/0/k8s.applied.json")" -eq 4 ]
+	# CloudAI's arguments, in the pod (its /tmp), from the frontend pod only
+	grep -q "^genai-perf profile --model Qwen/Qwen3-0.6B --url http://localhost:8000 --endpoint v1/chat/completions --artifact-dir $W/k8s/pods/kunai-d-0-.*-frontend-fake/fs/tmp/kunai-genai-perf/genai_perf_artifacts .* --concurrency 4" "$W/calls"
+	[ "$(grep -c ' exec kunai-d-0-.*-frontend-fake -- /bin/bash /tmp/kunai-genai_perf.sh ' "$W/k8s/calls.log")" -eq 1 ]
+	grep -q '^Output tokens per second per gpu,100.00' "$B/d/0/genai_perf_report.csv"
+	[ -f "$B/d/0/genai-perf/genai_perf_artifacts/p/profile_genai_perf.csv" ]
+	grep -q 'report: ' "$B/d/0/genai_perf.log"
+	[ "$(ls "$B/d/0/pods" | wc -l)" -eq 3 ]
+	[ "$(objects)" -eq 0 ]
+	! pgrep -f 'sleep 4712'
+	# the AIDynamo grader reads what was copied
+	"$NINJA" -C "$B" report >/dev/null
+	grep -q '"output_token_throughput":	800' "$B/report/summary.json"
+	# the benchmark fails: failed, its exit code
+	dynamo 'echo "no server" >&2; exit 4'
+	rm "$B/d/0/kunai.stamp"
+	run dyn_job
+	[ "$(jf "$B/d/0/job.json" outcome)" = failed ]
+	[ "$(jf "$B/d/0/job.json" exit_code)" = 4 ]
+	[[ $output == *"d/0: benchmark in pod kunai-d-0-"*"-frontend-fake: exit status 4 (genai_perf.log)"* ]]
+	grep -q '^no server' "$B/d/0/genai_perf.log"
+	[ "$(objects)" -eq 0 ]
+	# a worker that never gets Ready: infra after the bounded wait, with why
+	KUBECTL_FAKE_NEVER_READY=1 KUNAI_K8S_READY_WAIT=2 run dyn_job
+	[ "$(jf "$B/d/0/job.json" outcome)" = infra ]
+	[ "$(jf "$B/d/0/job.json" state)" = NOT_READY ]
+	[[ "$(jf "$B/d/0/job.json" reason)" == "the DynamoGraphDeployment's pods are not Ready after 2 s: "?" of 3 pods ready; pod kunai-d-0-"*"-decode-fake: CrashLoopBackOff" ]]
+	[ "$(objects)" -eq 0 ]
+	! pgrep -f 'sleep 4712'
+}
+
+@test "AIDynamo: SIGKILL while the pods start reattaches (one object); SIGINT during the benchmark deletes it" {
+	dynamo 'echo run >>'"$W"'/count; sleep 4712'
+	(cd "$B" && exec "$KUNAI" job run --scheduler kubernetes d/0/kunai.stamp) >"$W/job.log" 2>&1 3>&- &
+	local pid=$!
+	wait_for "$W/k8s/pods/*-frontend-fake/start"
+	kill -9 "$pid"
+	wait "$pid" || true
+	(cd "$B" && exec "$KUNAI" job run --scheduler kubernetes d/0/kunai.stamp) >"$W/job.log" 2>&1 3>&- &
+	pid=$!
+	wait_for "$W/count" || { cat "$W/job.log" "$W/k8s/calls.log"; false; }
+	kill -INT "$pid"
+	status=0; wait "$pid" || status=$?
+	[ "$status" -ne 0 ]
+	grep -q 'reattaching to job dgd:kunai-d-0-' "$W/job.log"
+	[ "$(grep -c ' create -f ' "$W/k8s/calls.log")" -eq 1 ]
+	[ "$(jf "$B/d/0/job.json" outcome)" = cancelled ]
+	[ "$(objects)" -eq 0 ]
+	sleep 0.2
+	! pgrep -f 'sleep 4712'
 }

@@ -359,6 +359,13 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 			p.len = 0;
 			buf_printf(&p, "%s/k8s.json", r->dir);
 			emit(out, p.data, &b);
+			if (strcmp(manifest_k8s_kind(r), "DynamoGraphDeployment") == 0) {
+				b.len = 0;
+				manifest_k8s_dynamo_bench(r, &b);
+				p.len = 0;
+				buf_printf(&p, "%s/k8s.bench.json", r->dir);
+				emit(out, p.data, &b);
+			}
 		}
 		script_env(r, &b);
 		p.len = 0;

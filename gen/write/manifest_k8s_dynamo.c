@@ -14,6 +14,7 @@
 
 #include "script.h"
 #include "gen/base/escape.h"
+#include "gen/base/json.h"
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
 #include "gen/model/model.h"
@@ -209,4 +210,61 @@ manifest_k8s_dynamo(const struct run *r)
 	cJSON_AddItemToObject(svc, "decode", service(r, "decode_worker", "decode-worker", "--is-decode-worker"));
 	cJSON_AddItemToObject(svc, "prefill", service(r, "prefill_worker", "prefill", "--is-prefill-worker"));
 	return o;
+}
+
+/* What the runner does once the DynamoGraphDeployment's pods are Ready, as
+ * CloudAI's Kubernetes system does it: copies the genai-perf wrapper from
+ * install_path into the frontend pod and runs it there (`kubectl exec`),
+ * the arguments CloudAI gives it; the results directory in the pod and the
+ * report the grader reads (rules/job/job_k8s_dgd.c reads this). */
+void
+manifest_k8s_dynamo_bench(const struct run *r, struct buf *out)
+{
+	const struct system *sys = r->c->system;
+	cJSON *o = cJSON_CreateObject(), *a;
+	const char *v, *pre = "genai_perf.args.";
+	struct buf b = {0};
+	char gpus[16];
+	size_t i;
+
+	cJSON_AddStringToObject(o, "script", "genai_perf.sh");
+	cJSON_AddStringToObject(o, "pod_script", "/tmp/kunai-genai_perf.sh");
+	cJSON_AddStringToObject(o, "pod_results", "/tmp/kunai-genai-perf");
+	if (!(v = value(r, "genai_perf", "report-name"))) {
+		buf_printf(&b, "%s_report.csv", workload_value(r, "genai_perf.name"));
+		v = buf_str(&b);
+	}
+	cJSON_AddStringToObject(o, "report", v);
+	cJSON_AddItemToObject(o, "args", a = cJSON_CreateArray());
+	arg(a, "--result-dir");
+	arg(a, "/tmp/kunai-genai-perf");
+	snprintf(gpus, sizeof(gpus), "%d", sys->gpus_per_node > 0 ? sys->gpus_per_node : 1);
+	arg(a, "--gpus-per-node");
+	arg(a, gpus);
+	arg(a, "--model");
+	arg(a, workload_value(r, "dynamo.model"));
+	arg(a, "--url");
+	arg(a, "http://localhost");
+	arg(a, "--port");
+	arg(a, value(r, "dynamo", "port"));
+	arg(a, "--endpoint");
+	arg(a, value(r, "dynamo", "endpoint"));
+	arg(a, "--cmd");
+	arg(a, value(r, "genai_perf", "cmd"));
+	arg(a, "--report-name");
+	arg(a, v);
+	if ((v = value(r, "genai_perf", "extra-args")) && *v) {
+		arg(a, "--extra-args");
+		arg(a, v);
+	}
+	arg(a, "--");
+	for (i = 0; i < r->args.len; i++)
+		if (strncmp(r->args.items[i].key, pre, strlen(pre)) == 0 && !strchr(r->args.items[i].key + strlen(pre), '.')) {
+			b.len = 0;
+			buf_printf(&b, "--%s", r->args.items[i].key + strlen(pre));
+			arg(a, buf_str(&b));
+			arg(a, r->args.items[i].value);
+		}
+	json_print(o, out);
+	buf_free(&b);
 }

@@ -34,6 +34,8 @@ bool manifest_k8s(const struct run *r, struct buf *out);
 /* AIDynamo's DynamoGraphDeployment (manifest_k8s_dynamo.c). */
 struct cJSON;
 struct cJSON *manifest_k8s_dynamo(const struct run *r);
+/* The benchmark the runner runs in its frontend pod: k8s.bench.json. */
+void manifest_k8s_dynamo_bench(const struct run *r, struct buf *out);
 /* "Job", "JobSet", "MPIJob" or "DynamoGraphDeployment": the kind manifest_k8s writes for r. */
 const char *manifest_k8s_kind(const struct run *r);
 

@@ -14,6 +14,7 @@
 #include "gen/base/util.h"
 
 struct slurm_row;
+struct cJSON;
 struct slurm_watch;
 
 enum job_sched {
@@ -64,7 +65,8 @@ struct job {
 	long child;          /* standalone: our child's pid, 0 when not ours */
 	struct slurm_watch *watch; /* slurm, kubernetes: this waiter's view of the poller */
 	/* kubernetes (job_k8s.c), from kunai.json and k8s.json */
-	const char *kubeconfig, *k8s_namespace, *k8s_build, *k8s_kind, *k8s_run;
+	const char *kubeconfig, *k8s_namespace, *k8s_build, *k8s_kind, *k8s_run, *k8s_install;
+	long poll_min_ms; /* the poll interval's floor: the system's monitor_interval; 0: 2 s */
 };
 
 /* `kunai job run|start`: returns the process exit status (0 passed, 1 not,
@@ -147,6 +149,9 @@ long long job_proc_start(long pid, bool *zombie);
  * Returns the exit status (128+signal when killed), -1 after reporting when
  * it cannot run. */
 int job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out, struct buf *err);
+/* job_capture for a long command: killed after limit_s, or at once when a
+ * signal comes (j->signo set; returns -1 then). */
+int job_capture_long(struct job *j, char *const argv[], struct buf *out, struct buf *err, long limit_s);
 /* Reads the file at path into b (reset first), quietly; false when it
  * cannot be read or is empty. */
 bool job_slurp(const char *path, struct buf *b);
@@ -215,6 +220,22 @@ const char *k8s_resource(const char *kind_or_id);
 const char *k8s_id_prefix(const char *kind);
 /* Whether kubectl's stderr says the API server was briefly out of reach. */
 bool k8s_transient(const char *err);
+/* kubectl [--kubeconfig K] [--namespace NS] --request-timeout=30s ARGS...,
+ * retrying transient errors up to tries times; its exit status. */
+int k8s_kubectl(struct job *j, const char *const *args, int tries, bool cleanup, struct buf *out, struct buf *err);
+/* "kubectl WHAT: " and the first line of err, in the arena. */
+const char *k8s_first_line(struct job *j, const char *what, struct buf *err, int rc);
+/* The labels selector of this run's attempt's pods, into sel. */
+void k8s_run_selector(struct job *j, struct buf *sel);
+/* AIDynamo (job_k8s_dgd.c): the DynamoGraphDeployment's pods are Ready:
+ * runs the benchmark in its frontend pod, copies its results into the run
+ * dir; sets j->info's state (COMPLETED, FAILED, LAUNCH_FAILED) and reason.
+ * False when a signal came (j->signo). */
+bool dgd_benchmark(struct job *j);
+/* A DynamoGraphDeployment as kunai creates it: kunai's labels on it and on
+ * each service (the operator puts them on the pods), its name after the
+ * run dir; returns the name (in the arena). */
+const char *dgd_prepare(struct job *j, struct cJSON *doc);
 
 /* ---- job_poll.c ---------------------------------------------------------- */
 

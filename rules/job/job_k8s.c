@@ -27,6 +27,7 @@ enum {
 	TIME_GRACE_S = 120,     /* past the time limit before kunai ends the object itself */
 	PULL_WAIT_S = 300,      /* KUNAI_K8S_PULL_WAIT: an image that does not pull */
 	PENDING_WAIT_S = 3600,  /* KUNAI_K8S_PENDING_WAIT: no node to run on */
+	READY_WAIT_S = 1800,    /* KUNAI_K8S_READY_WAIT: a DynamoGraphDeployment's pods not Ready */
 	UNREACHABLE_S = 600,    /* KUNAI_K8S_UNREACHABLE: no answer from the API server */
 	MAX_ARGS = 24,
 };
@@ -51,7 +52,7 @@ env_seconds(const char *name, long def)
 static bool
 k8s_config(struct job *j)
 {
-	const cJSON *sys;
+	const cJSON *sys, *mi;
 	struct buf why = {0};
 	char abs[PATH_MAX];
 	const char *kc, *p;
@@ -71,6 +72,10 @@ k8s_config(struct job *j)
 	buf_free(&why);
 	sys = json_item(doc, "system");
 	kc = json_get_str(&j->arena, sys, "kube_config_path");
+	j->k8s_install = json_get_str(&j->arena, sys, "install_path");
+	mi = cJSON_GetObjectItemCaseSensitive(sys, "monitor_interval");
+	if (cJSON_IsNumber(mi) && mi->valuedouble >= 1 && mi->valuedouble <= 3600)
+		j->poll_min_ms = (long)(mi->valuedouble * 1000);
 	j->k8s_namespace = json_get_str(&j->arena, sys, "default_namespace");
 	if (j->k8s_namespace && !*j->k8s_namespace)
 		j->k8s_namespace = NULL;
@@ -131,11 +136,9 @@ k8s_transient(const char *err)
 	return false;
 }
 
-/* kubectl [--kubeconfig K] [-n NS] --request-timeout=30s ARGS..., retrying
- * transient errors up to tries times (a signal ends the retries unless
- * cleanup). Returns its exit status. */
-static int
-kubectl(struct job *j, const char *const *args, int tries, bool cleanup, struct buf *out, struct buf *err)
+/* A signal ends the retries unless cleanup. */
+int
+k8s_kubectl(struct job *j, const char *const *args, int tries, bool cleanup, struct buf *out, struct buf *err)
 {
 	char *argv[MAX_ARGS];
 	long pause = 1000;
@@ -175,8 +178,8 @@ kubectl(struct job *j, const char *const *args, int tries, bool cleanup, struct 
 }
 
 /* The first line of kubectl's complaint, in the arena. */
-static const char *
-first_line(struct job *j, const char *what, struct buf *err, int rc)
+const char *
+k8s_first_line(struct job *j, const char *what, struct buf *err, int rc)
 {
 	const char *e = buf_str(err);
 
@@ -227,9 +230,12 @@ applied_manifest(struct job *j)
 	md = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
 	kind = json_get_str(&j->arena, doc, "kind");
 	name = json_get_str(&j->arena, md, "name");
+	if (kind && strcmp(kind, "DynamoGraphDeployment") == 0 && name)
+		name = dgd_prepare(j, doc);
 	j->k8s_run = json_get_str(&j->arena, json_item(md, "labels"), "kunai.dev/run");
 	if (!kind || !k8s_resource(kind) || !name || !j->k8s_run) {
-		j->info.reason = arena_printf(&j->arena, "%s: not a kunai Job, JobSet or MPIJob", p.data);
+		j->info.reason = arena_printf(&j->arena, "%s: not a kunai Job, JobSet, MPIJob or DynamoGraphDeployment",
+		                              p.data);
 		cJSON_Delete(doc);
 		goto out;
 	}
@@ -269,9 +275,9 @@ delete_object(struct job *j, int tries, const char **why)
 
 	if (!args[1])
 		return true;
-	rc = kubectl(j, args, tries, true, NULL, &err);
+	rc = k8s_kubectl(j, args, tries, true, NULL, &err);
 	if (rc != 0) {
-		*why = first_line(j, "delete", &err, rc);
+		*why = k8s_first_line(j, "delete", &err, rc);
 		warn("%s: %s; %s is left behind", j->dir, *why, j->info.job_id);
 	}
 	buf_free(&err);
@@ -290,7 +296,7 @@ k8s_submit(struct job *j, bool *retryable)
 		goto failed;
 	args[2] = job_path(j, &path, "k8s.applied.json");
 	for (k = 0; k < 2; k++) {
-		rc = kubectl(j, args, CMD_TRIES, false, &out, &err);
+		rc = k8s_kubectl(j, args, CMD_TRIES, false, &out, &err);
 		/* a kept (KUNAI_K8S_KEEP) or undeletable object of an earlier
 		 * attempt: job.json knows of no live one, so it goes */
 		if (rc == 0 || k || !strstr(buf_str(&err), "AlreadyExists"))
@@ -307,7 +313,7 @@ k8s_submit(struct job *j, bool *retryable)
 		buf_free(&path);
 		return true;
 	}
-	j->info.reason = why ? why : first_line(j, "create", &err, rc);
+	j->info.reason = why ? why : k8s_first_line(j, "create", &err, rc);
 	*retryable = k8s_transient(buf_str(&err));
 failed:
 	j->info.job_id = NULL;
@@ -336,7 +342,7 @@ k8s_find_submitted(struct job *j)
 	buf_printf(&sel, "kunai.dev/build=%s,kunai.dev/run=%s,kunai.dev/attempt=%s", j->k8s_build, j->k8s_run, n);
 	args[1] = k8s_resource(j->k8s_kind);
 	args[3] = sel.data;
-	if (kubectl(j, args, CMD_TRIES, false, &out, &err) == 0 && (doc = cJSON_Parse(out.data)))
+	if (k8s_kubectl(j, args, CMD_TRIES, false, &out, &err) == 0 && (doc = cJSON_Parse(out.data)))
 		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "items")) found = true;
 	cJSON_Delete(doc);
 	if (found)
@@ -367,7 +373,7 @@ k8s_query(struct job *j, char *const *ids, size_t n, struct buf *rows)
 	buf_printf(&sel, "kunai.dev/build=%s", j->k8s_build);
 	args[1] = res.data;
 	args[3] = sel.data;
-	rc = kubectl(j, args, 1, false, &out, &err);
+	rc = k8s_kubectl(j, args, 1, false, &out, &err);
 	ok = rc == 0 && k8s_rows(buf_str(&out), ids, n, rows);
 	if (!ok)
 		warn("kubectl get: %.*s", (int)strcspn(buf_str(&err), "\n"), rc ? buf_str(&err) : "output is not JSON");
@@ -376,6 +382,13 @@ k8s_query(struct job *j, char *const *ids, size_t n, struct buf *rows)
 	buf_free(&res);
 	buf_free(&sel);
 	return ok;
+}
+
+void
+k8s_run_selector(struct job *j, struct buf *sel)
+{
+	buf_printf(sel, "kunai.dev/build=%s,kunai.dev/run=%s,kunai.dev/attempt=%d", j->k8s_build,
+	           j->k8s_run ? j->k8s_run : "", j->info.attempt);
 }
 
 /* ---- logs ------------------------------------------------------------------------- */
@@ -424,10 +437,9 @@ collect_logs(struct job *j, int tries)
 
 	if (!j->info.job_id || !k8s_config(j))
 		return;
-	buf_printf(&sel, "kunai.dev/build=%s,kunai.dev/run=%s,kunai.dev/attempt=%d", j->k8s_build,
-	           j->k8s_run ? j->k8s_run : "", j->info.attempt);
+	k8s_run_selector(j, &sel);
 	args[3] = sel.data;
-	if (!j->k8s_run || kubectl(j, args, tries, true, &out, &err) != 0 || !(doc = cJSON_Parse(out.data))) {
+	if (!j->k8s_run || k8s_kubectl(j, args, tries, true, &out, &err) != 0 || !(doc = cJSON_Parse(out.data))) {
 		warn("%s: pods of %s: %s", j->dir, j->info.job_id, err.len ? buf_str(&err) : "not found");
 		goto out;
 	}
@@ -451,7 +463,7 @@ collect_logs(struct job *j, int tries)
 		largs[1] = pods[i].name;
 		buf_printf(&list, "%s %s %s\n", pods[i].name, pods[i].node ? pods[i].node : "-",
 		           pods[i].phase ? pods[i].phase : "-");
-		if (kubectl(j, largs, tries, true, &out, &err) != 0) {
+		if (k8s_kubectl(j, largs, tries, true, &out, &err) != 0) {
 			buf_printf(&err, "\n");
 			append_file(j, "stderr.txt", err.data, strcspn(err.data, "\n") + 1, false);
 			continue;
@@ -527,7 +539,9 @@ k8s_wait(struct job *j, bool want_start)
 	long pull_wait = env_seconds("KUNAI_K8S_PULL_WAIT", PULL_WAIT_S);
 	long pending_wait = env_seconds("KUNAI_K8S_PENDING_WAIT", PENDING_WAIT_S);
 	long unreachable = env_seconds("KUNAI_K8S_UNREACHABLE", UNREACHABLE_S);
-	double now, when = 0, last_when = 0, answered = job_now(), pull_since = 0, unsched_since = 0, submit = 0;
+	long ready_wait = env_seconds("KUNAI_K8S_READY_WAIT", READY_WAIT_S);
+	bool dgd;
+	double begun = job_now(), now, when = 0, last_when = 0, answered = job_now(), pull_since = 0, unsched_since = 0, submit = 0;
 	struct buf err = {0};
 	struct slurm_row r;
 	bool terminal;
@@ -541,6 +555,7 @@ k8s_wait(struct job *j, bool want_start)
 	}
 	if (!j->k8s_run)
 		applied_manifest(j); /* reattached: the run label, for the logs */
+	dgd = j->info.job_id && strncmp(j->info.job_id, "dgd:", 4) == 0;
 	if (!j->info.submit_time || !job_iso_parse(j->info.submit_time, &submit))
 		submit = job_now();
 	if (!poll_register(j))
@@ -573,6 +588,21 @@ k8s_wait(struct job *j, bool want_start)
 				result = JOB_WAIT_STARTED;
 				break;
 			}
+			if (dgd && strcmp(r.state, "RUNNING") == 0) {
+				fill(j, &r);
+				if (!dgd_benchmark(j))
+					continue; /* a signal: the loop's top ends it */
+				j->info.end_time = job_iso(&j->arena, job_now());
+				finish(j);
+				result = JOB_WAIT_ENDED;
+				break;
+			}
+			if (dgd && now - begun >= (double)ready_wait) {
+				give_up(j, "NOT_READY", arena_printf(&j->arena, "the DynamoGraphDeployment's pods are not Ready "
+				                                     "after %ld s: %s", ready_wait, r.reason));
+				result = JOB_WAIT_ENDED;
+				break;
+			}
 			pull_since = strncmp(r.reason, "ImagePull", 9) && strncmp(r.reason, "ErrImagePull", 12) ? 0
 			             : pull_since ? pull_since : now;
 			unsched_since = strncmp(r.reason, "Unschedulable", 13) ? 0 : unsched_since ? unsched_since : now;
@@ -601,11 +631,11 @@ k8s_wait(struct job *j, bool want_start)
 		}
 		if (now - answered >= (double)unreachable) {
 			const char *args[] = {"get", k8s_resource(j->info.job_id), id_name(j), NULL};
-			int rc = kubectl(j, args, 1, false, NULL, &err);
+			int rc = k8s_kubectl(j, args, 1, false, NULL, &err);
 			give_up(j, "LOST",
 			        arena_printf(&j->arena, "no answer from the API server for %.0f s (%s); %s may still exist "
 			                     "until its activeDeadlineSeconds",
-			                     now - answered, first_line(j, "get", &err, rc), j->info.job_id));
+			                     now - answered, k8s_first_line(j, "get", &err, rc), j->info.job_id));
 			result = JOB_WAIT_ENDED;
 			break;
 		}

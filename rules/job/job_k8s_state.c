@@ -15,6 +15,12 @@
  *   ImagePullBackOff, ErrImagePull             PENDING (+why) infra after KUNAI_K8S_PULL_WAIT
  *   PodScheduled=False (Unschedulable)         PENDING (+why) infra after KUNAI_K8S_PENDING_WAIT
  *   a pod Running                              RUNNING
+ *
+ * A DynamoGraphDeployment (AIDynamo) never completes by itself: it is
+ * RUNNING once every pod of it is Ready (the runner then runs the
+ * benchmark in its frontend pod, job_k8s_dgd.c), PENDING with "N of M pods
+ * ready" and the first waiting reason (CrashLoopBackOff) until then, and
+ * LAUNCH_FAILED when the operator marks it Failed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
@@ -32,6 +38,7 @@ static const struct {
 	{"Job", "jobs.batch", "job"},
 	{"JobSet", "jobsets.jobset.x-k8s.io", "jobset"},
 	{"MPIJob", "mpijobs.kubeflow.org", "mpijob"},
+	{"DynamoGraphDeployment", "dynamographdeployments.nvidia.com", "dgd"},
 };
 
 const char *
@@ -104,6 +111,8 @@ struct pods_view {
 	enum pod_issue issue;
 	char why[200];
 	bool running;
+	int pods, ready;
+	char waiting[160]; /* the first waiting reason past ContainerCreating */
 	int exit_code; /* first nonzero exit code of a terminated container; -1 none */
 	double start, end;
 	struct buf nodes;
@@ -144,6 +153,9 @@ view_pod(struct pods_view *v, const cJSON *pod)
 		v->start = t;
 	if (phase && strcmp(phase, "Running") == 0)
 		v->running = true;
+	v->pods++;
+	if (phase && strcmp(phase, "Running") == 0 && condition(pod, "Ready"))
+		v->ready++;
 	if (reason && strcmp(reason, "NodeLost") == 0)
 		set_issue(v, PI_NODE, "node lost: pod %s on %s (%s)", name, node, reason);
 	else if (reason && strcmp(reason, "Evicted") == 0)
@@ -165,6 +177,8 @@ view_pod(struct pods_view *v, const cJSON *pod)
 		const char *wr = str_at(state, "waiting", "reason", NULL), *tr = str_at(term, "reason", NULL, NULL);
 		const cJSON *ec = cJSON_GetObjectItemCaseSensitive(term, "exitCode");
 
+		if (wr && !v->waiting[0] && strcmp(wr, "ContainerCreating") != 0 && strcmp(wr, "PodInitializing") != 0)
+			snprintf(v->waiting, sizeof(v->waiting), "; pod %s: %s", name ? name : "?", wr);
 		if (wr && (strcmp(wr, "ImagePullBackOff") == 0 || strcmp(wr, "ErrImagePull") == 0))
 			set_issue(v, PI_PULL, "%s: %s (pod %s)", wr, str_at(state, "waiting", "message", NULL), name);
 		else if (wr && (strcmp(wr, "InvalidImageName") == 0 || strcmp(wr, "ErrImageNeverPull") == 0 ||
@@ -203,7 +217,8 @@ static void
 object_row(const cJSON *obj, const cJSON *items, struct slurm_row *r)
 {
 	const cJSON *it, *ok, *failed;
-	const char *freason;
+	const char *freason, *kind = str_at(obj, "kind", NULL, NULL);
+	bool dgd = kind && strcmp(kind, "DynamoGraphDeployment") == 0;
 	struct pods_view v;
 
 	memset(&v, 0, sizeof(v));
@@ -234,12 +249,17 @@ object_row(const cJSON *obj, const cJSON *items, struct slurm_row *r)
 	if (ok) {
 		snprintf(r->state, sizeof(r->state), "COMPLETED");
 		r->exit_code = 0;
-	} else if (v.issue == PI_OOM || v.issue == PI_NODE || (failed && v.issue == PI_EVICTED)) {
+	} else if (v.issue == PI_OOM || v.issue == PI_NODE || (v.issue == PI_EVICTED && (failed || dgd))) {
 		snprintf(r->state, sizeof(r->state), "%s",
 		         v.issue == PI_OOM ? "OUT_OF_MEMORY" : v.issue == PI_NODE ? "NODE_FAIL" : "PREEMPTED");
 		snprintf(r->reason, sizeof(r->reason), "%s", v.why);
 		if (r->end == 0)
 			r->end = job_now();
+	} else if (failed && dgd) {
+		snprintf(r->state, sizeof(r->state), "LAUNCH_FAILED");
+		snprintf(r->reason, sizeof(r->reason), "DynamoGraphDeployment Failed: %.60s %.100s",
+		         freason ? freason : "", str_at(failed, "message", NULL, NULL) ? str_at(failed, "message", NULL, NULL) : "");
+		r->end = job_now();
 	} else if (failed) {
 		snprintf(r->state, sizeof(r->state), "%s",
 		         freason && strcmp(freason, "DeadlineExceeded") == 0 ? "TIMEOUT" : "FAILED");
@@ -250,6 +270,13 @@ object_row(const cJSON *obj, const cJSON *items, struct slurm_row *r)
 		snprintf(r->state, sizeof(r->state), "LAUNCH_FAILED");
 		snprintf(r->reason, sizeof(r->reason), "%s", v.why);
 		r->end = job_now();
+	} else if (dgd && (v.issue == PI_PULL || v.issue == PI_UNSCHED)) {
+		snprintf(r->state, sizeof(r->state), "PENDING");
+		snprintf(r->reason, sizeof(r->reason), "%s", v.why);
+	} else if (dgd) {
+		snprintf(r->state, sizeof(r->state), "%s", v.pods > 0 && v.ready == v.pods ? "RUNNING" : "PENDING");
+		if (v.ready < v.pods || v.pods == 0)
+			snprintf(r->reason, sizeof(r->reason), "%d of %d pods ready%s", v.ready, v.pods, v.waiting);
 	} else if (v.running) {
 		snprintf(r->state, sizeof(r->state), "RUNNING");
 	} else {

@@ -39,6 +39,7 @@
  *   SUBMIT_FAILED    yes       infra (sbatch refused it)
  *   IMAGE_PULL_FAILED yes      infra (kubernetes: the image did not pull in time)
  *   UNSCHEDULABLE    yes       infra (kubernetes: no node for its pods in time)
+ *   NOT_READY        yes       infra (kubernetes: a DynamoGraphDeployment's pods not Ready in time)
  *   anything else    yes       infra (a state this table does not know)
  */
 static const struct {
@@ -81,6 +82,7 @@ static const struct {
 	{"SUBMIT_FAILED", true, OUTCOME_INFRA},
 	{"IMAGE_PULL_FAILED", true, OUTCOME_INFRA},
 	{"UNSCHEDULABLE", true, OUTCOME_INFRA},
+	{"NOT_READY", true, OUTCOME_INFRA},
 };
 
 enum outcome

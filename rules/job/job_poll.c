@@ -25,7 +25,7 @@
 #include "gen/base/util.h"
 
 enum {
-	POLL_MIN_MS = 2000,
+	POLL_MIN_MS = 2000, /* kubernetes: the system's monitor_interval instead (job.h) */
 	URGENT_MS = 500,
 	YOUNG_S = 5, /* sacct may not list a job this young yet */
 	IDS_PER_SACCT = 8000, /* 8000 ids of up to 15 digits: under 128 KiB */
@@ -405,7 +405,7 @@ poll_maybe(struct job *j, bool urgent)
 {
 	struct slurm_watch *w = watch(j);
 	struct buf text = {0}, rows = {0};
-	double now = job_now(), due, iv;
+	double now = job_now(), due, iv, lo = j->poll_min_ms > 0 ? (double)j->poll_min_ms : POLL_MIN_MS;
 	struct ids s;
 	bool have, ok;
 	int fd;
@@ -430,9 +430,9 @@ poll_maybe(struct job *j, bool urgent)
 		ok = j->sched == JOB_KUBERNETES ? query_k8s(j, &s, &rows) : query(j, &s, &rows);
 		/* young jobs are checked often, old ones rarely; errors back off */
 		if (ok)
-			iv = clamp((now - s.youngest) * 1000 / 2, POLL_MIN_MS, (double)j->poll_max_ms);
+			iv = clamp((now - s.youngest) * 1000 / 2, lo, (double)j->poll_max_ms);
 		else
-			iv = clamp((have ? w->interval : POLL_MIN_MS) * 2, POLL_MIN_MS, (double)j->poll_max_ms);
+			iv = clamp((have ? w->interval : lo) * 2, lo, (double)j->poll_max_ms);
 		buf_printf(&text, "kunai-poll %.3f %.0f %s\n", now, iv, ok ? "ok" : "error");
 		buf_push(&text, rows.data, rows.len);
 		write_file_atomic(".kunai/poll.state", text.data, text.len);

@@ -258,8 +258,9 @@ drain(int fd, struct buf *b)
 	return true;
 }
 
-int
-job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out, struct buf *err)
+static int
+capture(struct job *j, char *const argv[], const char *dir, struct buf *out, struct buf *err, long limit_s,
+        bool watch)
 {
 	int po[2], pe[2], status = 0, nfd, null;
 	struct pollfd fds[2];
@@ -312,7 +313,7 @@ job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out,
 	fds[0].fd = po[0];
 	fds[1].fd = pe[0];
 	fds[0].events = fds[1].events = POLLIN;
-	deadline = job_mono() + CAPTURE_LIMIT_S;
+	deadline = job_mono() + (double)limit_s;
 	for (nfd = 2; nfd > 0;) {
 		int r = poll(fds, 2, 1000);
 		int i;
@@ -322,7 +323,11 @@ job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out,
 			break;
 		}
 		if (job_mono() > deadline) {
-			warn("%s did not finish in %d s; killed", argv[0], CAPTURE_LIMIT_S);
+			warn("%s did not finish in %ld s; killed", argv[0], limit_s);
+			kill(-pid, SIGKILL);
+			break;
+		}
+		if (watch && (job_sleep(j, 0), j->signo)) {
 			kill(-pid, SIGKILL);
 			break;
 		}
@@ -349,7 +354,21 @@ job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out,
 		buf_str(out);
 	if (err)
 		buf_str(err);
+	if (watch && j->signo)
+		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int
+job_capture(struct job *j, char *const argv[], const char *dir, struct buf *out, struct buf *err)
+{
+	return capture(j, argv, dir, out, err, CAPTURE_LIMIT_S, false);
+}
+
+int
+job_capture_long(struct job *j, char *const argv[], struct buf *out, struct buf *err, long limit_s)
+{
+	return capture(j, argv, NULL, out, err, limit_s, true);
 }
 
 bool
