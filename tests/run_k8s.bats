@@ -413,7 +413,7 @@ dyn_job() {
 	grep -q 'report: ' "$B/d/0/genai_perf.log"
 	[ "$(ls "$B/d/0/pods" | wc -l)" -eq 3 ]
 	[ "$(objects)" -eq 0 ]
-	! pgrep -f 'sleep 4712'
+	! pgrep -f "sleep $LONG\$"
 	# the AIDynamo grader reads what was copied
 	"$NINJA" -C "$B" report >/dev/null
 	grep -q '"output_token_throughput":	800' "$B/report/summary.json"
@@ -432,11 +432,11 @@ dyn_job() {
 	[ "$(jf "$B/d/0/job.json" state)" = NOT_READY ]
 	[[ "$(jf "$B/d/0/job.json" reason)" == "the DynamoGraphDeployment's pods are not Ready after 2 s: "?" of 3 pods ready; pod kunai-d-0-"*"-decode-fake: CrashLoopBackOff" ]]
 	[ "$(objects)" -eq 0 ]
-	! pgrep -f 'sleep 4712'
+	! pgrep -f "sleep $LONG\$"
 }
 
 @test "AIDynamo: SIGKILL while the pods start reattaches (one object); SIGINT during the benchmark deletes it" {
-	dynamo 'echo run >>'"$W"'/count; sleep 4712'
+	dynamo 'echo run >>'"$W"'/count; sleep '"$LONG"
 	(cd "$B" && exec "$KUNAI" job run --scheduler kubernetes d/0/kunai.stamp) >"$W/job.log" 2>&1 3>&- &
 	local pid=$!
 	wait_for "$W/k8s/pods/*-frontend-fake/start"
@@ -453,5 +453,5 @@ dyn_job() {
 	[ "$(jf "$B/d/0/job.json" outcome)" = cancelled ]
 	[ "$(objects)" -eq 0 ]
 	sleep 0.2
-	! pgrep -f 'sleep 4712'
+	! pgrep -f "sleep $LONG\$"
 }
