@@ -50,6 +50,9 @@ void script_env(const struct run *r, struct buf *out);
  * (--workload, --time-limit, --after-start DIR:DELAY, --stop-with ID,
  * --delay), shell-quoted. */
 void script_directives(struct buf *out, const struct run *r);
+/* Appends run r's #SBATCH lines; returns false after reporting a value that
+ * cannot go on such a line. */
+bool script_sbatch_directives(struct buf *out, const struct run *r);
 /* Appends the BUILD_DIR= and INSTALL_DIR= lines, which derive both from
  * $RUN_DIR when the script runs (a relative install_path is relative to the
  * build dir). */

@@ -10,6 +10,7 @@
 #include "reports/report.h"
 #include "reports/grade/grade.h"
 #include "tap.h"
+#include "grade_helpers.h"
 #include "gen/base/util.h"
 
 /* The layout of nccl-tests 2.19 (WORKLOADS.md 1.1); the numbers are made up. */
@@ -32,11 +33,6 @@ static const char nccl_current[] =
 	"#\n"
 	"# Collective test concluded: all_reduce_perf\n";
 
-static bool
-near(double a, double b)
-{
-	return fabs(a - b) < 1e-9 * (fabs(a) + fabs(b) + 1);
-}
 
 static void
 test_nccl(void)
@@ -256,26 +252,7 @@ test_skipped(void)
 	arena_free(&a);
 }
 
-static void
-put(const char *dir, const char *name, const char *text)
-{
-	struct buf p = {0};
 
-	buf_printf(&p, "%s/%s", dir, name);
-	ok(write_file_atomic(p.data, text, strlen(text)), "fabricate %s", name);
-	buf_free(&p);
-}
-
-static double
-metric(const struct run_report *r, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < r->n_metrics; i++)
-		if (strcmp(r->metrics[i].name, name) == 0)
-			return r->metrics[i].value;
-	return -1;
-}
 
 static void
 test_grade_run(const char *tmp)
@@ -345,66 +322,6 @@ test_grade_run(const char *tmp)
 
 /* AIDynamo's aiperf CSV (two tables) and accuracy, DynamoMocker's missing
  * report, Aiconfigurator's report.json. */
-static void
-test_serve(const char *tmp)
-{
-	struct arena a = {0};
-	struct plan_arg args[] = {{"workloads", "aiperf.sh"}, {"aiperf_accuracy.cli", "--model {model}"}};
-	static size_t runs[] = {0};
-	struct plan_test t = {"dyn", "AIDynamo", NULL, 0, runs, 1, NULL, 0};
-	struct plan_run r = {"dyn/0", "dyn", 0, 0, 0, args, 2};
-	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
-	struct run_report rep;
-	struct buf dir = {0};
-	static const char passed[] = "{\"outcome\": \"passed\", \"exit_code\": 0}";
-
-	buf_printf(&dir, "%s/dyn/0", tmp);
-	put(dir.data, "job.json", passed);
-	put(dir.data, "aiperf_report.csv",
-	    "Metric,avg,min,max,p99,p90,p50,std\n"
-	    "Time to First Token (ms),45.5,20.1,90.0,88.0,70.0,44.0,3.0\n"
-	    "Inter Token Latency (ms),\"1,234.5\",1.0,9.0,8.5,7.5,6.5,0.5\n"
-	    "\n"
-	    "Metric,Value\n"
-	    "Output Token Throughput (tokens/sec),2048.25\n"
-	    "Request Throughput (requests/sec),12.5\n"
-	    "Request Count (count),50\n");
-	put(dir.data, "accuracy_results.csv", "Task,Correct,Total,Accuracy\nabstract_algebra,35,100,35.00%\nOVERALL,59,100,59.00%\n");
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_PASSED, "AIDynamo with its aiperf report passes (%s)", rep.reason ? rep.reason : "");
-	ok(near(metric(&rep, "ttft_avg"), 45.5) && near(metric(&rep, "ttft_p99"), 88) && near(metric(&rep, "ttft_p50"), 44) &&
-	       near(metric(&rep, "itl_avg"), 1234.5) && near(metric(&rep, "itl_p90"), 7.5),
-	   "TTFT and ITL average and percentiles (a quoted 1,234.5 read as CloudAI reads it)");
-	ok(near(metric(&rep, "output_token_throughput"), 2048.25) && near(metric(&rep, "request_throughput"), 12.5) &&
-	       near(metric(&rep, "request_count"), 50),
-	   "throughput, request rate and count from aiperf's second table");
-	ok(near(metric(&rep, "accuracy"), 0.59), "accuracy: the OVERALL row, as a fraction");
-
-	t.workload = "DynamoMocker";
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "no benchmark_report.csv"),
-	   "DynamoMocker without benchmark_report.csv fails (%s)", rep.reason ? rep.reason : "");
-
-	t.workload = "Aiconfigurator";
-	put(dir.data, "report.json", "{\"ttft_ms\": 120.5, \"tpot_ms\": 9.25, \"tokens_per_s_per_gpu\": 800,"
-	                              " \"tokens_per_s_per_user\": \"fast\", \"oom\": false}");
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_PASSED && near(metric(&rep, "ttft_ms"), 120.5) && near(metric(&rep, "tpot_ms"), 9.25) &&
-	       near(metric(&rep, "tokens_per_s_per_gpu"), 800) && metric(&rep, "tokens_per_s_per_user") < 0,
-	   "Aiconfigurator's numbers from report.json (a string is no number)");
-	put(dir.data, "report.json", "not json");
-	put(dir.data, "stdout.txt", "predicting\n{\"ttft_ms\": 7}\n");
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(near(metric(&rep, "ttft_ms"), 7), "else the last JSON line of stdout");
-	put(dir.data, "stdout.txt", "crashed\n");
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_FAILED, "no results at all: failed (%s)", rep.reason ? rep.reason : "");
-	buf_free(&dir);
-	arena_free(&a);
-}
-
-/* Two nodes' GEMM lines (GPU path), references per GPU model: the slow
- * GPU is named with its node, index and the numbers. */
 static void
 test_kunai(const char *tmp)
 {
@@ -491,337 +408,8 @@ test_kunai(const char *tmp)
 
 /* fio's text output, as fio 3.x prints it (counts scaled with k/M, fields
  * padded with blanks: "avg= 5.12"). */
-static void
-test_fio(void)
-{
-	static const char rw[] =
-		"fio-smoke: (g=0): rw=randrw, bs=(R) 128KiB-128KiB, ioengine=psync, iodepth=1\n"
-		"fio-smoke: (groupid=0, jobs=1): err= 0: pid=42: Mon Jan  1 00:00:00 2024\n"
-		"  read: IOPS=12.3k, BW=1536MiB/s (1611MB/s)(80.0MiB/52msec)\n"
-		"    slat (nsec): min=900, max=4000, avg=1200.50, stdev=10.00\n"
-		"    clat (usec): min=50, max=900, avg=75.25, stdev=30.00\n"
-		"     lat (usec): min=55, max=905, avg= 80.50, stdev=30.10\n"
-		"    clat percentiles (usec):\n"
-		"     |  1.00th=[   50],  5.00th=[   53], 10.00th=[   59], 50.00th=[   71],\n"
-		"     | 99.00th=[  135], 99.50th=[  140], 99.90th=[  326], 99.95th=[  326],\n"
-		"  write: IOPS=950, BW=118.8KiB/s (121kB/s)(80.0MiB/519msec); 0 zone resets\n"
-		"    clat (msec): min=1, max=9, avg= 2.50, stdev= 0.50\n"
-		"Run status group 0 (all jobs):\n"
-		"   READ: bw=1536MiB/s (1611MB/s), io=80.0MiB (83.9MB), run=52-52msec\n";
-	struct fio_op ops[4];
-	size_t n = fio_parse(rw, strlen(rw), ops, 4);
-
-	ok(n == 2, "fio: two operations (%zu)", n);
-	ok(n == 2 && strcmp(ops[0].name, "read") == 0 && near(ops[0].iops, 12300) && near(ops[0].bw_mib, 1536),
-	   "fio: read IOPS=12.3k, 1536 MiB/s");
-	ok(n == 2 && near(ops[0].lat_usec, 80.5), "fio: lat wins over clat, padded avg read (%g)", ops[0].lat_usec);
-	ok(n == 2 && near(ops[1].bw_mib, 118.8 / 1024) && near(ops[1].lat_usec, 2500),
-	   "fio: write KiB/s and clat in msec converted (%g MiB/s, %g us)", ops[1].bw_mib, ops[1].lat_usec);
-	ok(n == 2 && near(ops[0].p50_usec, 71) && near(ops[0].p99_usec, 135) && near(ops[0].p999_usec, 326) &&
-	       ops[1].p50_usec < 0,
-	   "fio: clat percentiles p50, p99, p99.9 of the operation above them");
-	ok(fio_parse("", 0, ops, 4) == 0, "fio: empty output has no summary");
-	ok(fio_parse("  write: IOPS=, BW=\n", 20, ops, 4) == 0, "fio: a truncated summary line is not one");
-	ok(fio_parse("  write: IOPS=5, BW=3parsecs/s\n", 31, ops, 4) == 0, "fio: an unknown unit is not a summary");
-}
-
-/* nixlbench's table, both layouts CloudAI reads, and output without one */
-static void
-test_nixl(void)
-{
-	static const char six[] =
-		"Block Size (B)      Batch Size     Avg Lat. (us)  Avg Prep (us)  P99 Prep (us)  B/W (GB/Sec)\n"
-		"--------------------------------------------------------------------------------\n"
-		"4096                1              3.25           0.50           0.90           1.2600\n"
-		"1048576             1              45.00          0.50           0.90           23.3000\n";
-	static const char ten[] =
-		"Block Size (B)      Batch Size     B/W (GB/Sec)   Avg Lat. (us)  a  b  c  d  e  f\n"
-		"65536               4              12.5           20.25          1  2  3  4  5  6\n";
-	grader_fn *g = grader_find("nixl");
-	struct arena a = {0};
-	struct run_report rep;
-
-	ok(g != NULL, "nixl: a grader");
-	if (!g)
-		return;
-	memset(&rep, 0, sizeof(rep));
-	rep.outcome = OUTCOME_PASSED;
-	g(&a, NULL, six, strlen(six), &rep);
-	ok(rep.n_metrics == 4 && rep.outcome == OUTCOME_PASSED, "nixl: two rows, latency and bandwidth each");
-	ok(rep.n_metrics == 4 && near(rep.metrics[2].value, 45.0) && near(rep.metrics[3].value, 23.3) &&
-	       near(rep.metrics[3].x, 1048576) && strcmp(rep.metrics[3].unit, "GB/s") == 0,
-	   "nixl: 6 columns: latency third, bandwidth last, per block size");
-	memset(&rep, 0, sizeof(rep));
-	rep.outcome = OUTCOME_PASSED;
-	g(&a, NULL, ten, strlen(ten), &rep);
-	ok(rep.n_metrics == 2 && near(rep.metrics[0].value, 20.25) && near(rep.metrics[1].value, 12.5),
-	   "nixl: 10 columns: bandwidth third, latency fourth");
-	memset(&rep, 0, sizeof(rep));
-	rep.outcome = OUTCOME_PASSED;
-	g(&a, NULL, "4096 1 3.25 0 0 1.26\n", 21, &rep);
-	ok(rep.n_metrics == 0 && rep.outcome == OUTCOME_FAILED, "nixl: rows without the header are not results");
-	arena_free(&a);
-}
-
-/* DeepEP's tuning summaries (two nodes' rank 0) and low-latency lines */
-static void
-test_deepep(void)
-{
-	static const char out[] =
-		"[tuning] SMs 24, NVL chunk 8, RDMA chunk 16: 40.00 GB/s (RDMA), 130.00 GB/s (NVL)\n"
-		"[tuning] Best dispatch (BF16): SMs 16, NVL chunk 20, RDMA chunk 16: 43.24 GB/s (RDMA), 141.14 GB/s (NVL)\n"
-		"[tuning] Best dispatch (BF16): SMs 16, NVL chunk 20, RDMA chunk 16: 42.76 GB/s (RDMA), 140.86 GB/s (NVL)\n"
-		"[tuning] Best combine: SMs 24, NVL chunk 16: 36.64 GB/s (NVL)\n"
-		"[rank 0] Dispatch + combine bandwidth: 45.00 GB/s, avg_t=100.00 us\n"
-		"[rank 1] Dispatch + combine bandwidth: 47.00 GB/s, avg_t=98.00 us\n"
-		"[rank 0] Dispatch bandwidth: 40.50 GB/s, avg_t=10 us | Combine bandwidth: 50.25 GB/s, avg_t=12 us\n";
-	grader_fn *g = grader_find("deepep");
-	struct arena a = {0};
-	struct run_report rep;
-
-	ok(g != NULL, "deepep: a grader");
-	if (!g)
-		return;
-	memset(&rep, 0, sizeof(rep));
-	rep.outcome = OUTCOME_PASSED;
-	g(&a, NULL, out, strlen(out), &rep);
-	ok(near(metric(&rep, "dispatch_rdma_bw"), 43.0) && near(metric(&rep, "dispatch_nvl_bw"), 141.0),
-	   "deepep: the nodes' best dispatch, averaged (%g, %g)", metric(&rep, "dispatch_rdma_bw"),
-	   metric(&rep, "dispatch_nvl_bw"));
-	ok(near(metric(&rep, "combine_nvl_bw"), 36.64) && metric(&rep, "combine_rdma_bw") < 0,
-	   "deepep: intranode combine has NVL only");
-	ok(near(metric(&rep, "ll_dispatch_combine_bw"), 46.0) && near(metric(&rep, "ll_dispatch_bw"), 40.5) &&
-	       near(metric(&rep, "ll_combine_bw"), 50.25),
-	   "deepep: low-latency bandwidths, both halves of one line");
-	ok(rep.n_metrics == 6, "deepep: a tuning step that is not the best is no metric (%zu)", rep.n_metrics);
-	arena_free(&a);
-}
-
-static void
-test_train(void)
-{
-	struct train_result t;
-	struct buf b = {0};
-	int i;
-	const char *nl = "x\ntrain_step_timing in s: [2.0, 1.0, 3.0, 5.0]\n",
-		   *mlm = " iteration 6/100 | elapsed time per iteration (ms): 15639.0 | throughput per GPU "
-		          "(TFLOP/s/GPU): 494.6 |\n";
-
-	ok(train_parse(TRAIN_NEMO_LAUNCHER, nl, strlen(nl), &t) &&
-	       t.steps == 4 && near(t.step_time, 2.5) && !t.has_tflops,
-	   "NeMoLauncher: the median of the list (%g)", t.step_time);
-	for (i = 1; i <= 120; i++)
-		buf_printf(&b, "%s%g", i > 1 ? ", " : "train_step_timing in s: [", i <= 100 ? 9.0 : 1.0);
-	buf_puts(&b, "]\n");
-	ok(train_parse(TRAIN_NEMO_LAUNCHER, b.data, b.len, &t) && t.steps == 120 && near(t.step_time, 1.0),
-	   "NeMoLauncher: of more than 100 steps, the last 20 count");
-	b.len = 0;
-	for (i = 1; i <= 5; i++)
-		buf_printf(&b, "Epoch 0: global_step: %d | reduced_train_loss: %d.5 | train_step_timing in s: %s\n", i,
-		           10 - i, i == 1 ? "30.0" : "2.0");
-	ok(train_parse(TRAIN_NEMO_RUN, b.data, b.len, &t) && t.steps == 5 && near(t.step_time, 2.0) &&
-	       t.has_loss && near(t.loss, 5.5),
-	   "NeMoRun: all steps but the first, and the last loss");
-	b.len = 0;
-	for (i = 70; i <= 100; i++)
-		buf_printf(&b, "global_step: %d | train_step_timing in s: %s\n", i, i < 80 ? "7.0" : "3.0");
-	ok(train_parse(TRAIN_NEMO_RUN, b.data, b.len, &t) && near(t.step_time, 3.0), "NeMoRun: steps 80-100 when there are 20");
-	b.len = 0;
-	for (i = 1; i <= 12; i++)
-		buf_printf(&b, "Step Time : %s s | GPU utilization: %d.0 MODEL_TFLOP/s/GPU | lm loss: 1.25E+00\n",
-		           i <= 2 ? "99.0" : "4.0", i <= 2 ? 1 : 500);
-	ok(train_parse(TRAIN_MBRIDGE, b.data, b.len, &t) && near(t.step_time, 4.0) && near(t.tflops_per_gpu, 500) &&
-	       near(t.loss, 1.25),
-	   "Megatron-Bridge: the last 10 steps' time and TFLOP/s, Megatron's loss");
-	ok(train_parse(TRAIN_MEGATRON, mlm, strlen(mlm), &t) &&
-	       near(t.step_time, 15.639) && near(t.tflops_per_gpu, 494.6),
-	   "Megatron-LM: ms per iteration as seconds, TFLOP/s per GPU");
-	ok(!train_parse(TRAIN_NEMO_RUN, "nothing here\n", 13, &t), "a log without steps or loss is not parsed");
-	buf_free(&b);
-}
-
-/* The metric named name (node NULL: the run's), or NULL. */
-static const struct metric *
-metric_of(const struct run_report *r, const char *name, const char *node)
-{
-	size_t i;
-
-	for (i = 0; i < r->n_metrics; i++)
-		if (strcmp(r->metrics[i].name, name) == 0 &&
-		    (node ? r->metrics[i].node && strcmp(r->metrics[i].node, node) == 0 : !r->metrics[i].node))
-			return &r->metrics[i];
-	return NULL;
-}
 
 /* JaxToolbox: the logs the batch script copies to stdout. */
-static void
-test_jax(void)
-{
-	grader_fn *g = grader_find("jax_toolbox");
-	struct plan_arg off = {"enable_pgle", "False"};
-	struct plan_run r = {0}, nopgle = {0};
-	struct run_report rep;
-	struct arena a = {0};
-	struct buf b = {0};
-	const struct metric *m;
-	int i, node;
-
-	nopgle.args = &off;
-	nopgle.n_args = 1;
-	buf_puts(&b, "==> profile_stderr_0.txt <==\n[PAX STATUS]: E2E time: Elapsed time for <_main>: 80 seconds\n");
-	for (node = 0; node < 2; node++) {
-		buf_printf(&b, "==> error-7-%d-%d.txt <==\n", node, node);
-		for (i = 1; i <= 12; i++)
-			buf_printf(&b, "I1 [PAX STATUS]: train_step() took %s seconds\n",
-			           i <= 10 ? "50.0" : node ? "3.0" : "1.0");
-		buf_puts(&b, "[PAX STATUS]: E2E time: Elapsed time for <_main>: 99 seconds\n\n");
-	}
-	memset(&rep, 0, sizeof(rep));
-	g(&a, &r, b.data, b.len, &rep);
-	ok(rep.outcome == OUTCOME_PASSED && (m = metric_of(&rep, "step_time_s", NULL)) && near(m->value, 2.0) &&
-	       (m = metric_of(&rep, "steps", NULL)) && near(m->value, 4) &&
-	       (m = metric_of(&rep, "step_time_max_s", NULL)) && near(m->value, 3.0),
-	   "JaxToolbox: steps after the first 10 of each task log, over the run");
-	ok((m = metric_of(&rep, "node_step_time_s", "node 1")) && near(m->value, 3.0) &&
-	       (m = metric_of(&rep, "node_step_time_s", "node 0")) && near(m->value, 1.0),
-	   "JaxToolbox: the mean per node, named by the file's node index");
-	memset(&rep, 0, sizeof(rep));
-	g(&a, &r, strstr(b.data, "==> error-7-0"), strlen(strstr(b.data, "==> error-7-0")), &rep);
-	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "profile_stderr"),
-	   "JaxToolbox: with PGLE, no profile log fails the run (%s)", rep.reason ? rep.reason : "");
-	memset(&rep, 0, sizeof(rep));
-	g(&a, &nopgle, strstr(b.data, "==> error-7-0"), strlen(strstr(b.data, "==> error-7-0")), &rep);
-	ok(rep.outcome == OUTCOME_PASSED, "JaxToolbox: without PGLE, no profile log is expected");
-	b.len = 0;
-	buf_puts(&b, "==> profile_stderr_0.txt <==\n[PAX STATUS]: E2E time: Elapsed time for <_main>: 1 s\n"
-	             "==> error-7-0-0.txt <==\nTerminating process because the coordinator detected missing heartbeats\n");
-	memset(&rep, 0, sizeof(rep));
-	g(&a, &r, b.data, b.len, &rep);
-	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "error-7-0-0.txt: the coordinator"),
-	   "JaxToolbox: a known error in a task log fails the run, named (%s)", rep.reason ? rep.reason : "");
-	buf_free(&b);
-	arena_free(&a);
-}
-
-/* ChakraReplay: comm_replay's counts, latency and tensor size tables. */
-static void
-test_chakra(void)
-{
-	static const char out[] =
-		"Hello from Rank 0: [Rank   0]\n"
-		"+++++++++++++++\n"
-		"+ 10 all_reduce\n"
-		"Input tensors\n"
-		"   40.0  8.0  2.0  4.0  4.0  8.0\n"
-		"Output tensors\n"
-		"   20.0  4.0  1.0  2.0  2.0  4.0\n"
-		"Performance of replayed comms\n"
-		"Replayed 10 all_reduce\n"
-		"Latency (us)\n"
-		"   1200.5  300.0  50.0  120.05  100.0  290.0\n"
-		"\n"
-		"Replayed 4 all_to_all\n"
-		"Replayed 6 all_to_all\n";
-	grader_fn *g = grader_find("chakra_replay");
-	struct plan_run r = {0};
-	struct run_report rep;
-	struct arena a = {0};
-	const struct metric *m;
-
-	memset(&rep, 0, sizeof(rep));
-	g(&a, &r, out, strlen(out), &rep);
-	ok((m = metric_of(&rep, "all_reduce_count", NULL)) && near(m->value, 10) &&
-	       (m = metric_of(&rep, "all_to_all_count", NULL)) && near(m->value, 6),
-	   "ChakraReplay: replay counts per op (the last one stands)");
-	ok((m = metric_of(&rep, "all_reduce_latency_avg_us", NULL)) && near(m->value, 120.05) &&
-	       (m = metric_of(&rep, "all_reduce_latency_p95_us", NULL)) && near(m->value, 290.0),
-	   "ChakraReplay: the latency table of the op named before it");
-	ok((m = metric_of(&rep, "all_reduce_input_total_mb", NULL)) && near(m->value, 40.0) &&
-	       (m = metric_of(&rep, "all_reduce_output_avg_mb", NULL)) && near(m->value, 2.0),
-	   "ChakraReplay: input and output tensor sizes");
-	arena_free(&a);
-}
-
-/* NIXL EP's node logs: the summaries of two nodes, a log without one, a
- * planned removal's srun lines, the launcher's message on stdout. */
-static void
-test_nixl_ep(const char *tmp)
-{
-	struct arena a = {0};
-	struct plan_arg args[] = {{"plan", "[[0, 1], [0, 1, 2, 3]]"}};
-	static size_t runs[] = {0};
-	struct plan_test t = {"ep", "NixlEP", NULL, 0, runs, 1, NULL, 0};
-	struct plan_run r = {"ep/0", "ep", 0, 0, 0, args, 1};
-	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
-	struct run_report rep;
-	struct buf dir = {0}, path = {0};
-	static const char passed[] = "{\"outcome\": \"passed\", \"exit_code\": 0}";
-	static const char node0[] = "-> begin phase 0\n"
-	                            "[rank 0] Dispatch + combine bandwidth: 40.0 GB/s, avg_t=100 us, min_t=90 us, max_t=110.5 us\n"
-	                            "[rank 1] Dispatch + combine bandwidth: 50 GB/s, avg_t=80 us, min_t=70 us, max_t=90.5 us\n"
-	                            "-> end phase 0\n-> end phase 1\n";
-	static const char terminated[] = "srun: error: node2: task 0: Terminated\n"
-	                                 "srun: Terminating StepId=12.3\n"
-	                                 "srun: Force Terminated StepId=12.3\n";
-
-	buf_printf(&dir, "%s/ep", tmp);
-	mkdir(dir.data, 0777);
-	buf_puts(&dir, "/0");
-	mkdir(dir.data, 0777);
-	put(dir.data, "job.json", passed);
-	put(dir.data, "stdout.txt", "All NIXL EP launches completed successfully\n");
-	put(dir.data, "nixl-ep-node-0.log", node0);
-	put(dir.data, "nixl-ep-node-1.log",
-	    "[rank 2] Dispatch + combine bandwidth: 60 GB/s, avg_t=60 us, min_t=50 us, max_t=70 us\n"
-	    "[rank 2] Dispatch bandwidth: 30.5 GB/s, avg_t=12 us | Combine bandwidth: 20 GB/s\n"
-	    "[rank 3] Dispatch bandwidth: 31.5 GB/s | Combine bandwidth: 22 GB/s, avg_t=9 us\n");
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_PASSED, "NIXL EP with both nodes' summaries passes (%s)", rep.reason ? rep.reason : "");
-	ok(near(metric(&rep, "default"), 50) && near(metric(&rep, "dispatch_combine_bw"), 50) &&
-	       near(metric(&rep, "avg_t"), 80) && near(metric(&rep, "min_t"), 70) && near(metric(&rep, "max_t"), 271.0 / 3),
-	   "NIXL EP: default is the mean dispatch + combine bandwidth of every rank's summary, times their means");
-	ok(near(metric(&rep, "dispatch_bw"), 31) && near(metric(&rep, "combine_bw"), 21), "NIXL EP: kineto's bandwidths");
-	ok(near(metric(&rep, "phases_completed"), 2), "NIXL EP: the phases node 0 ended");
-
-	put(dir.data, "nixl-ep-node-1.log", "-> begin phase 1\n");
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "no bandwidth summary") && strstr(rep.reason, "nixl-ep-node-1.log"),
-	   "NIXL EP: a node log without a summary fails (%s)", rep.reason ? rep.reason : "");
-
-	buf_printf(&path, "%s%s", node0, terminated);
-	put(dir.data, "nixl-ep-node-1.log", path.data);
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "Slurm reported an srun failure"),
-	   "NIXL EP: srun's termination without a planned removal fails (%s)", rep.reason ? rep.reason : "");
-	args[0].value = "[[0, 1], [0, -1, 2, 3]]";
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_PASSED, "NIXL EP: with a planned removal, srun's three termination lines are expected (%s)",
-	   rep.reason ? rep.reason : "");
-	path.len = 0;
-	buf_printf(&path, "%ssrun: error: node2: task 0: Exited with exit code 1\n", terminated);
-	put(dir.data, "nixl-ep-node-1.log", path.data);
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "srun failure"),
-	   "NIXL EP: ... but not any other srun line (%s)", rep.reason ? rep.reason : "");
-
-	put(dir.data, "nixl-ep-node-1.log", node0);
-	put(dir.data, "stdout.txt", "Primary NIXL EP launch exited before phase 1 completed\n");
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "before phase 1 completed"),
-	   "NIXL EP: the launcher's message on stdout fails the run (%s)", rep.reason ? rep.reason : "");
-
-	put(dir.data, "stdout.txt", "\n");
-	path.len = 0;
-	buf_printf(&path, "%s/nixl-ep-node-0.log", dir.data);
-	unlink(path.data);
-	grade_run(&a, tmp, &p, &r, true, &rep);
-	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "no nixl-ep-node-0.log") && metric(&rep, "default") < 0,
-	   "NIXL EP: no log of node 0, no result (%s)", rep.reason ? rep.reason : "");
-	buf_free(&dir);
-	buf_free(&path);
-	arena_free(&a);
-}
-
 int
 main(void)
 {
@@ -832,12 +420,6 @@ main(void)
 		return 1;
 	}
 	test_nccl();
-	test_jax();
-	test_chakra();
-	test_fio();
-	test_nixl();
-	test_deepep();
-	test_train();
 	test_time();
 	test_xml();
 	test_tail(tmp);
@@ -845,8 +427,6 @@ main(void)
 	test_skipped();
 	test_grade_run(tmp);
 	test_kunai(tmp);
-	test_serve(tmp);
-	test_nixl_ep(tmp);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
