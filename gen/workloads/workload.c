@@ -167,14 +167,24 @@ workload_names(void)
 }
 
 const char *
-workload_value(const struct run *r, const char *key)
+workload_own_value(const struct run *r, const char *key)
 {
-	const struct arg_schema *s;
 	size_t i;
 
 	for (i = 0; i < r->args.len; i++)
 		if (strcmp(r->args.items[i].key, key) == 0)
 			return r->args.items[i].value;
+	return NULL;
+}
+
+const char *
+workload_value(const struct run *r, const char *key)
+{
+	const struct arg_schema *s;
+	const char *v = workload_own_value(r, key);
+
+	if (v)
+		return v;
 	s = workload_arg(r->def->wl, key);
 	return s ? s->def : NULL;
 }
@@ -182,12 +192,9 @@ workload_value(const struct run *r, const char *key)
 const char *
 workload_value_of(const struct run *r, const struct arg_schema *s)
 {
-	size_t i;
+	const char *v = workload_own_value(r, s->key);
 
-	for (i = 0; i < r->args.len; i++)
-		if (strcmp(r->args.items[i].key, s->key) == 0)
-			return r->args.items[i].value;
-	return s->def;
+	return v ? v : s->def;
 }
 
 bool

@@ -202,6 +202,9 @@ const char *const *workload_names(void);
 
 /* Helpers for the command builders (gen/wl_*.c). */
 
+/* Returns the run's own text of cmd_args key (as the test or its sweep point
+ * gives it), or NULL when it does not set key: no schema default. */
+const char *workload_own_value(const struct run *r, const char *key);
 /* Returns the text of cmd_args key for r: the run's value, else the schema
  * default, else NULL (an optional argument that is not set). */
 const char *workload_value(const struct run *r, const char *key);
