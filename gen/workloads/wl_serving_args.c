@@ -64,24 +64,13 @@ gpu_list(struct buf *out, const char *text)
 	return n;
 }
 
-static const char *
-env_value(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->env.len; i++)
-		if (strcmp(r->env.items[i].key, key) == 0)
-			return r->env.items[i].value;
-	return NULL;
-}
-
 /* CloudAI's all_gpu_ids, calculate_prefill_gpu_ids, calculate_decode_gpu_ids. */
 static void
 gpu_ids(struct serving *s)
 {
 	const struct run *r = s->r;
-	const char *cuda = env_value(r, "CUDA_VISIBLE_DEVICES"), *pg = workload_own_value(r, "prefill.gpu_ids"),
-		   *dg = workload_own_value(r, "decode.gpu_ids");
+	const char *cuda = workload_env_value(r, "CUDA_VISIBLE_DEVICES");
+	const char *pg = workload_own_value(r, "prefill.gpu_ids"), *dg = workload_own_value(r, "decode.gpu_ids");
 	struct buf *b = &s->gpus;
 	int i, n, half;
 

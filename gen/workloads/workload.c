@@ -178,6 +178,17 @@ workload_own_value(const struct run *r, const char *key)
 }
 
 const char *
+workload_env_value(const struct run *r, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < r->env.len; i++)
+		if (strcmp(r->env.items[i].key, key) == 0)
+			return r->env.items[i].value;
+	return NULL;
+}
+
+const char *
 workload_value(const struct run *r, const char *key)
 {
 	const struct arg_schema *s;
