@@ -204,14 +204,20 @@ serving_free(struct serving *s)
 	buf_free(&s->decode_gpus);
 }
 
-bool
-serving_check(const struct run *r, struct buf *why)
+static bool
+serving_ok(const struct run *r, struct buf *why)
 {
 	static const char pre[] = "custom_bash.";
+	const char *p = workload_value(r, "port");
+	long port = strtol(p, NULL, 10);
 	struct serving s;
 	bool ok;
 	size_t i;
 
+	if (port < 1 || port > 65535) {
+		buf_printf(why, "cmd_args.port must be in 1..65535, not %s", p);
+		return false;
+	}
 	/* CloudAI compiles the patterns when it loads the test */
 	for (i = 0; i < r->args.len; i++) {
 		const char *key = r->args.items[i].key;
@@ -229,6 +235,25 @@ serving_check(const struct run *r, struct buf *why)
 
 	serving_free(&s);
 	return ok;
+}
+
+void
+serving_check(const struct run *r, struct wl_diags *d)
+{
+	struct buf why = {0};
+
+	workload_refuse(d, r, serving_ok(r, &why), &why);
+}
+
+bool
+serving_semantic(const struct serving *s)
+{
+	bool sem = false;
+	size_t i;
+
+	for (i = 0; i < s->r->args.len; i++)
+		sem |= strncmp(s->r->args.items[i].key, "semantic_eval_cmd_args", 22) == 0;
+	return sem;
 }
 
 void
