@@ -74,7 +74,7 @@ command(const struct run *r, struct buf *out)
 		buf_printf(out, "numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d)) ", d, d);
 	}
 	ovr_init(&o, r, skip);
-	if (train_has_table(r, "log.tensorboard.")) {
+	if (workload_has_prefix(r, "log.tensorboard.")) {
 		if (!ovr_get(&o, "log.tensorboard.save_dir"))
 			ovr_set(&o, "log.tensorboard.save_dir", "logs");
 		if (!ovr_get(&o, "log.tensorboard.name"))

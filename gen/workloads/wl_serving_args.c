@@ -248,12 +248,7 @@ serving_check(const struct run *r, struct wl_diags *d)
 bool
 serving_semantic(const struct serving *s)
 {
-	bool sem = false;
-	size_t i;
-
-	for (i = 0; i < s->r->args.len; i++)
-		sem |= strncmp(s->r->args.items[i].key, "semantic_eval_cmd_args", 22) == 0;
-	return sem;
+	return workload_has_prefix(s->r, "semantic_eval_cmd_args");
 }
 
 void

@@ -188,6 +188,17 @@ workload_env_value(const struct run *r, const char *key)
 	return NULL;
 }
 
+bool
+workload_has_prefix(const struct run *r, const char *prefix)
+{
+	size_t i, n = strlen(prefix);
+
+	for (i = 0; i < r->args.len; i++)
+		if (strncmp(r->args.items[i].key, prefix, n) == 0)
+			return true;
+	return false;
+}
+
 const char *
 workload_value(const struct run *r, const char *key)
 {
