@@ -224,13 +224,6 @@ command(const struct run *r, struct buf *out)
 	buf_puts(out, "python3 -m sglang.launch_server");
 }
 
-static bool
-no_mpi(const struct run *r)
-{
-	(void)r;
-	return true;
-}
-
 static const struct installable installables[] = {
 	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 	{INST_HF_MODEL, "cmd_args.model", NULL, NULL, NULL},
@@ -245,7 +238,6 @@ const struct workload wl_sglang = {
 	.schedulers = WL_SLURM,
 	.container = true,
 	.command = command,
-	.uses_mpi = no_mpi,
 	.mpi = "none",
 	.grader = "sglang",
 	.installables = installables,

@@ -436,13 +436,6 @@ command(const struct run *r, struct buf *out)
 	buf_puts(out, "vllm serve");
 }
 
-static bool
-no_mpi(const struct run *r)
-{
-	(void)r;
-	return true;
-}
-
 static const struct installable installables[] = {
 	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 	{INST_HF_MODEL, "cmd_args.model", NULL, NULL, NULL},
@@ -458,7 +451,6 @@ const struct workload wl_vllm = {
 	.schedulers = WL_SLURM,
 	.container = true,
 	.command = command,
-	.uses_mpi = no_mpi,
 	.mpi = "none",
 	.grader = "vllm",
 	.installables = installables,
