@@ -166,26 +166,27 @@ workload_names(void)
 	return workload_name_list;
 }
 
-const char *
-workload_own_value(const struct run *r, const char *key)
+static const char *
+kv_get(const struct kvlist *l, const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < r->args.len; i++)
-		if (strcmp(r->args.items[i].key, key) == 0)
-			return r->args.items[i].value;
+	for (i = 0; i < l->len; i++)
+		if (strcmp(l->items[i].key, key) == 0)
+			return l->items[i].value;
 	return NULL;
+}
+
+const char *
+workload_own_value(const struct run *r, const char *key)
+{
+	return kv_get(&r->args, key);
 }
 
 const char *
 workload_env_value(const struct run *r, const char *key)
 {
-	size_t i;
-
-	for (i = 0; i < r->env.len; i++)
-		if (strcmp(r->env.items[i].key, key) == 0)
-			return r->env.items[i].value;
-	return NULL;
+	return kv_get(&r->env, key);
 }
 
 bool
