@@ -140,17 +140,6 @@ count(const char *v)
 	return n > 0 ? n : 0;
 }
 
-static bool
-has(const struct run *r, const char *prefix)
-{
-	size_t i, n = strlen(prefix);
-
-	for (i = 0; i < r->args.len; i++)
-		if (strncmp(r->args.items[i].key, prefix, n) == 0)
-			return true;
-	return false;
-}
-
 /* Prefill plus decode workers' nodes, as CloudAI allocates when the case
  * asks for no count of its own. */
 static int
@@ -337,7 +326,7 @@ command(const struct run *r, struct buf *out)
 		serve_extras(r, "aiperf", "--aiperf-", declared, out);
 		serve_extras(r, "aiperf.args", "--aiperf-args-", NULL, out);
 	}
-	if (has(r, "aiperf_accuracy.")) {
+	if (workload_has_prefix(r, "aiperf_accuracy.")) {
 		serve_fields(r, "aiperf_accuracy", "--aiperf_accuracy-", acc, out);
 		buf_puts(out, " --aiperf_accuracy-script /cloudai_install/accuracy.sh");
 		serve_fields(r, "aiperf_accuracy", "--aiperf_accuracy-", acc2, out);
@@ -357,7 +346,7 @@ script_pre(const struct run *r, const char *srun_prefix, struct buf *out)
 	/* the caches' configs, where the workers' variables point */
 	serve_conf_file(r, "hicache", false, "hicache-config.toml", out);
 	serve_conf_file(r, "lmcache", true, "lmcache-config.yaml", out);
-	if (has(r, "lmcache."))
+	if (workload_has_prefix(r, "lmcache."))
 		buf_puts(out, "cp \"$RUN_DIR\"/lmcache-config.yaml \"$RUN_DIR\"/lmcache-config.original.yaml\n");
 	if (uses_aiperf_script(r))
 		serve_aiperf_script(r, workload_value(r, "dynamo.model"), workload_value(r, "dynamo.endpoint"),
@@ -476,7 +465,7 @@ script_post(const struct run *r, struct buf *out)
 		sh_quote_cont(out, serve_get(r, "aiperf", "report-name"));
 		buf_puts(out, " ] || { echo \"kunai: aiperf report not found\"; KUNAI_RC=1; }\n");
 	}
-	if (has(r, "aiperf_accuracy."))
+	if (workload_has_prefix(r, "aiperf_accuracy."))
 		buf_puts(out, "[ -s \"$RUN_DIR/accuracy_results.csv\" ] || "
 		              "[ -s \"$RUN_DIR/aiperf_accuracy_artifacts/accuracy_results.csv\" ] || "
 		              "[ -s \"$RUN_DIR/aiperf_artifacts/accuracy_results.csv\" ] || "
@@ -490,9 +479,9 @@ env(struct arena *a, const struct run *r, struct wl_env *out, size_t max)
 {
 	size_t n = 0;
 
-	if (has(r, "hicache.") && n < max)
+	if (workload_has_prefix(r, "hicache.") && n < max)
 		out[n++] = (struct wl_env){"HICACHE_CONFIG_FILE", "/cloudai_run_results/hicache-config.toml", false};
-	if (has(r, "lmcache.") && n < max)
+	if (workload_has_prefix(r, "lmcache.") && n < max)
 		out[n++] = (struct wl_env){"LMCACHE_CONFIG_FILE", "/cloudai_run_results/lmcache-config.yaml", false};
 	return n;
 }

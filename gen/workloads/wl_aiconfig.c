@@ -65,17 +65,6 @@ static const char *const required[] = {
 	"p_tp", "p_pp", "p_dp", "p_bs", "p_workers", "d_tp", "d_pp", "d_dp", "d_bs", "d_workers", NULL,
 };
 
-static bool
-has(const struct run *r, const char *prefix)
-{
-	size_t i, n = strlen(prefix);
-
-	for (i = 0; i < r->args.len; i++)
-		if (strncmp(r->args.items[i].key, prefix, n) == 0)
-			return true;
-	return false;
-}
-
 /* " --flag value" with the flag spelled with dashes. */
 static void
 flag(struct buf *out, const char *name, const char *value)
@@ -96,7 +85,7 @@ static void
 command(const struct run *r, struct buf *out)
 {
 	static const char *const top[] = {"model_name", "system", "backend", "version", "isl", "osl", NULL};
-	bool agg = has(r, "agg.");
+	bool agg = workload_has_prefix(r, "agg.");
 	const char *const *k = agg ? agg_keys : disagg_keys;
 	struct buf key = {0};
 	size_t i;

@@ -24,17 +24,6 @@ shell_key(const char *key)
 	       strcmp(key, "setup_flags.docker_workspace_dir") == 0 || strcmp(key, "setup_flags.tfds_data_dir") == 0;
 }
 
-static const char *
-env_of(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->env.len; i++)
-		if (strcmp(r->env.items[i].key, key) == 0)
-			return r->env.items[i].value;
-	return NULL;
-}
-
 /* Python's int() of a string: blanks around, a sign, digits (single
  * underscores between them). */
 static bool
@@ -244,7 +233,8 @@ void
 jax_check(const struct run *r, const struct jax_template *t, struct wl_diags *d)
 {
 	const struct workload *wl = r->def->wl;
-	const char *c = env_of(r, "COMBINE_THRESHOLD"), *gpn = workload_value(r, "setup_flags.gpus_per_node");
+	const char *c = workload_env_value(r, "COMBINE_THRESHOLD");
+	const char *gpn = workload_value(r, "setup_flags.gpus_per_node");
 	long long nodes = (long long)(r->nodes.len ? r->nodes.len : (size_t)r->num_nodes), cv, g;
 	size_t i, j;
 
@@ -293,7 +283,7 @@ jax_check(const struct run *r, const struct jax_template *t, struct wl_diags *d)
 size_t
 jax_env(struct arena *a, const struct run *r, const struct jax_template *t, struct wl_env *out, size_t max)
 {
-	const char *c = env_of(r, "COMBINE_THRESHOLD");
+	const char *c = workload_env_value(r, "COMBINE_THRESHOLD");
 	long long cv, g, nodes = (long long)(r->nodes.len ? r->nodes.len : (size_t)r->num_nodes);
 	struct buf b = {0};
 	size_t n = 0;
@@ -431,7 +421,7 @@ void
 jax_body(const struct run *r, const struct jax_template *t, const char *image, const char *mounts,
          struct buf *out)
 {
-	const char *extra = r->c->system->extra_srun_args, *u = env_of(r, "UNIFIED_STDOUT_STDERR");
+	const char *extra = r->c->system->extra_srun_args, *u = workload_env_value(r, "UNIFIED_STDOUT_STDERR");
 	const char *suffix = u && strcmp(u, "1") == 0 ? "-%j.txt" : "-%j-%n-%t.txt";
 	struct buf rs = {0}, end = {0};
 

@@ -162,18 +162,6 @@ static const struct flag tail[] = {
 	{"nsys_extra_args", "--nsys_extra_args", H_VAL},
 };
 
-/* The run's own value of key (NULL when the test does not set it). */
-static const char *
-given(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->args.len; i++)
-		if (strcmp(r->args.items[i].key, key) == 0)
-			return r->args.items[i].value;
-	return NULL;
-}
-
 static bool
 truthy(const char *v)
 {
@@ -232,7 +220,7 @@ flags(const struct run *r, const struct flag *f, size_t n, struct buf *out)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const char *v = given(r, f[i].field);
+		const char *v = workload_own_value(r, f[i].field);
 		t.len = 0;
 		switch (f[i].how) {
 		case H_FORCE:
@@ -381,7 +369,7 @@ command(const struct run *r, struct buf *out)
 {
 	const struct system *sys = r->c->system;
 	const struct git_repo *g = mb_repo(r);
-	const char *ci = given(r, "container_image"), *tok = workload_value(r, "hf_token");
+	const char *ci = workload_own_value(r, "container_image"), *tok = workload_value(r, "hf_token");
 	struct kv *env = NULL;
 	struct buf t = {0};
 	size_t i;
@@ -394,8 +382,8 @@ command(const struct run *r, struct buf *out)
 	buf_puts(out, "/scripts/performance/setup_experiment.py");
 	pair(out, "-a", sys->account);
 	pair(out, "-p", r->partition ? r->partition : sys->default_partition);
-	pair(out, "-g", given(r, "gpu_type"));
-	pair(out, "-l", given(r, "log_dir"));
+	pair(out, "-g", workload_own_value(r, "gpu_type"));
+	pair(out, "-l", workload_own_value(r, "log_dir"));
 	if (r->time_limit > 0) {
 		/* Slurm's [D-]HH:MM:SS (model_format_time's, which this file cannot link) */
 		long d = r->time_limit / 86400, h = r->time_limit / 3600 % 24, m = r->time_limit / 60 % 60;
@@ -469,8 +457,8 @@ command(const struct run *r, struct buf *out)
 	buf_puts(out, " --detach false");
 	flags(r, tail, LEN(tail), out);
 	slurm_params(r, out);
-	pair(out, "-cv", given(r, "config_variant"));
-	if (truthy(given(r, "list_config_variants")))
+	pair(out, "-cv", workload_own_value(r, "config_variant"));
+	if (truthy(workload_own_value(r, "list_config_variants")))
 		buf_puts(out, " --list_config_variants");
 	/* Hydra overrides: CloudAI's logger defaults, replaced or extended by extra_cmd_args */
 	{

@@ -147,9 +147,7 @@ overrides(const struct run *r, struct buf *out)
 	buf_puts(out, " \\\n base_results_dir=\"$RUN_DIR\" \\\n launcher_scripts_path=\"$INSTALL_DIR\"/");
 	sh_quote(out, LAUNCHER_DIR);
 	buf_puts(out, "/launcher_scripts");
-	for (i = 0; i < r->env.len; i++)
-		if (!strcmp(r->env.items[i].key, "NCCL_TOPO_FILE"))
-			topo = r->env.items[i].value;
+	topo = workload_env_value(r, "NCCL_TOPO_FILE");
 	/* CloudAI finds the tokenizer in the extra arguments too */
 	for (i = 0; !tok && i < r->def->extra_cmd_args.len; i++)
 		if (!strcmp(r->def->extra_cmd_args.items[i].key, "training.model.tokenizer.model") &&

@@ -58,23 +58,13 @@ static const struct installable installables[] = {
  * the user puts CloudAI's helper in the install dir. */
 static const char *const mounts[] = {":/cloudai_workspace", NULL};
 
-static const char *
-env_of(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->env.len; i++)
-		if (strcmp(r->env.items[i].key, key) == 0)
-			return r->env.items[i].value;
-	return NULL;
-}
-
 static void
 command(const struct run *r, struct buf *out)
 {
 	static const char *const skip[] = {"docker_image_url", "num_layers", "task", "recipe_name", NULL};
 	const struct system *sys = r->c->system;
-	const char *numa = env_of(r, "ENABLE_NUMA_CONTROL"), *gpu = env_of(r, "CLOUDAI_GPU_TYPE");
+	const char *numa = workload_env_value(r, "ENABLE_NUMA_CONTROL");
+	const char *gpu = workload_env_value(r, "CLOUDAI_GPU_TYPE");
 	char nodes[24], devices[24], samples[24];
 	long long gbs, steps;
 	struct ovr o;
@@ -84,7 +74,7 @@ command(const struct run *r, struct buf *out)
 		buf_printf(out, "numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d)) ", d, d);
 	}
 	ovr_init(&o, r, skip);
-	if (train_has_table(r, "log.tensorboard.")) {
+	if (workload_has_prefix(r, "log.tensorboard.")) {
 		if (!ovr_get(&o, "log.tensorboard.save_dir"))
 			ovr_set(&o, "log.tensorboard.save_dir", "logs");
 		if (!ovr_get(&o, "log.tensorboard.name"))
@@ -114,7 +104,7 @@ command(const struct run *r, struct buf *out)
 static size_t
 env(struct arena *a, const struct run *r, struct wl_env *out, size_t max)
 {
-	const char *fsdp = env_of(r, "CLOUDAI_ENABLE_FSDP");
+	const char *fsdp = workload_env_value(r, "CLOUDAI_ENABLE_FSDP");
 	long long pp = 1;
 	size_t n = 0;
 

@@ -28,25 +28,14 @@ key_of(struct buf *b, const char *table, const char *name, bool under)
 	return buf_str(b);
 }
 
-static const char *
-run_value(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->args.len; i++)
-		if (strcmp(r->args.items[i].key, key) == 0)
-			return r->args.items[i].value;
-	return NULL;
-}
-
 const char *
 serve_get(const struct run *r, const char *table, const char *name)
 {
 	struct buf b = {0};
 	const char *v;
 
-	if (!(v = run_value(r, key_of(&b, table, name, false))) &&
-	    !(v = run_value(r, key_of(&b, table, name, true))))
+	if (!(v = workload_own_value(r, key_of(&b, table, name, false))) &&
+	    !(v = workload_own_value(r, key_of(&b, table, name, true))))
 		v = workload_value(r, key_of(&b, table, name, false));
 	buf_free(&b);
 	return v;
@@ -59,9 +48,9 @@ serve_is_bool(const struct run *r, const char *table, const char *name)
 	struct buf b = {0};
 	bool yes;
 
-	if (run_value(r, key_of(&b, table, name, false)))
+	if (workload_own_value(r, key_of(&b, table, name, false)))
 		yes = workload_is_bool(r, buf_str(&b));
-	else if (run_value(r, key_of(&b, table, name, true)))
+	else if (workload_own_value(r, key_of(&b, table, name, true)))
 		yes = workload_is_bool(r, buf_str(&b));
 	else
 		yes = (s = workload_arg(r->def->wl, key_of(&b, table, name, false))) && s->type == ARG_BOOL;

@@ -154,6 +154,30 @@ dirname_of(struct buf *b, const char *path)
 		buf_push(b, path, (size_t)(sl - path));
 }
 
+/* The lines that put report src at dst (its folder made; no copy onto
+ * itself) and log "WHAT saved to DST". */
+static void
+save_report(struct buf *s, const char *src, const char *dst, const char *what)
+{
+	struct buf d = {0}, m = {0};
+
+	buf_puts(s, "  mkdir -p ");
+	dirname_of(&d, dst);
+	sh_quote(s, buf_str(&d));
+	buf_putc(s, '\n');
+	if (strcmp(src, dst) != 0) {
+		buf_puts(s, "  cp ");
+		sh_quote(s, src);
+		buf_putc(s, ' ');
+		sh_quote(s, dst);
+		buf_putc(s, '\n');
+	}
+	buf_printf(&m, "%s saved to %s", what, dst);
+	log_line(s, "  ", buf_str(&m));
+	buf_free(&d);
+	buf_free(&m);
+}
+
 /* The arguments of one phase: CloudAI's fixed three, the base's and the
  * phase's args, the artifact dir, no-server-metrics unless either is set. */
 static void
@@ -297,36 +321,11 @@ phase_block(const struct run *r, const struct toml_value *ph, const char *name, 
 	log_line(s, "  ", buf_str(&m));
 	if (!workload_true(field(r, ph, "continue-on-phase-failure", &t)))
 		buf_puts(s, "  exit \"$phase_status\"\n");
-	buf_puts(s, "fi\nif [[ \"$phase_status\" -eq 0 ]]; then\n  mkdir -p ");
-	dirname_of(&d, buf_str(&rep));
-	sh_quote(s, buf_str(&d));
-	buf_putc(s, '\n');
-	if (strcmp(buf_str(&src), buf_str(&rep)) != 0) {
-		buf_puts(s, "  cp ");
-		sh_quote(s, buf_str(&src));
-		buf_putc(s, ' ');
-		sh_quote(s, buf_str(&rep));
-		buf_putc(s, '\n');
-	}
-	m.len = 0;
-	buf_printf(&m, "AIPerf report saved to %s", buf_str(&rep));
-	log_line(s, "  ", buf_str(&m));
+	buf_puts(s, "fi\nif [[ \"$phase_status\" -eq 0 ]]; then\n");
+	save_report(s, buf_str(&src), buf_str(&rep), "AIPerf report");
 	if (!single && last) {
 		results_path(&fin, "aiperf_report.csv");
-		buf_puts(s, "  mkdir -p ");
-		dirname_of(&d, buf_str(&fin));
-		sh_quote(s, buf_str(&d));
-		buf_putc(s, '\n');
-		if (strcmp(buf_str(&rep), buf_str(&fin)) != 0) {
-			buf_puts(s, "  cp ");
-			sh_quote(s, buf_str(&rep));
-			buf_putc(s, ' ');
-			sh_quote(s, buf_str(&fin));
-			buf_putc(s, '\n');
-		}
-		m.len = 0;
-		buf_printf(&m, "Final AIPerf report saved to %s", buf_str(&fin));
-		log_line(s, "  ", buf_str(&m));
+		save_report(s, buf_str(&rep), buf_str(&fin), "Final AIPerf report");
 	}
 	if (!single && !last) {
 		if ((v = field(r, ph, "between-phase-cmd", &t)) && *v) {

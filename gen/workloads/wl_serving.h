@@ -10,6 +10,7 @@
 #include "gen/base/util.h"
 
 struct run;
+struct wl_diags;
 struct workload;
 
 enum serving_role { ROLE_SERVE, ROLE_PREFILL, ROLE_DECODE };
@@ -65,8 +66,9 @@ struct serving {
 /* The batch script lines of run r (workload.script_body_srun). */
 void serving_body(const struct serving_ops *ops, const struct run *r, const char *prefix_n,
                   const char *prefix, struct buf *out);
-/* workload.check: CloudAI's refusals (role node counts, ports, gpu_ids). */
-bool serving_check(const struct run *r, struct buf *why);
+/* workload.check of vllm and sglang: CloudAI's refusals (port, custom_bash
+ * patterns, role node counts, ports, gpu_ids), as errors in d. */
+void serving_check(const struct run *r, struct wl_diags *d);
 
 /* wl_serving_args.c: fills s for run r (ops may be NULL for a check);
  * false, with why set, for what CloudAI refuses. */
@@ -76,6 +78,8 @@ void serving_free(struct serving *s);
 bool serving_has(const struct run *r, const char *name);
 
 /* Helpers for the flavours. */
+/* Whether the run sets a semantic_eval_cmd_args key (a semantic check). */
+bool serving_semantic(const struct serving *s);
 const char *serving_arg(const struct serving *s, const char *key);
 /* The role's name in keys and files: "serve", "prefill", "decode". */
 const char *serving_role_name(enum serving_role role);

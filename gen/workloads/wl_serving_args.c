@@ -32,18 +32,6 @@ serving_has(const struct run *r, const char *name)
 	return false;
 }
 
-/* The run's own value of key, without the schema default. */
-static const char *
-own(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->args.len; i++)
-		if (strcmp(r->args.items[i].key, key) == 0)
-			return r->args.items[i].value;
-	return NULL;
-}
-
 const char *
 serving_role_name(enum serving_role role)
 {
@@ -76,24 +64,13 @@ gpu_list(struct buf *out, const char *text)
 	return n;
 }
 
-static const char *
-env_value(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->env.len; i++)
-		if (strcmp(r->env.items[i].key, key) == 0)
-			return r->env.items[i].value;
-	return NULL;
-}
-
 /* CloudAI's all_gpu_ids, calculate_prefill_gpu_ids, calculate_decode_gpu_ids. */
 static void
 gpu_ids(struct serving *s)
 {
 	const struct run *r = s->r;
-	const char *cuda = env_value(r, "CUDA_VISIBLE_DEVICES"), *pg = own(r, "prefill.gpu_ids"),
-		   *dg = own(r, "decode.gpu_ids");
+	const char *cuda = workload_env_value(r, "CUDA_VISIBLE_DEVICES");
+	const char *pg = workload_own_value(r, "prefill.gpu_ids"), *dg = workload_own_value(r, "decode.gpu_ids");
 	struct buf *b = &s->gpus;
 	int i, n, half;
 
@@ -122,7 +99,7 @@ gpu_ids(struct serving *s)
 		gpu_list(&s->prefill_gpus, pg);
 	else {
 		const char *p = buf_str(b);
-		bool all = s->nodes > 1 || own(r, "prefill.num_nodes");
+		bool all = s->nodes > 1 || workload_own_value(r, "prefill.num_nodes");
 		for (i = 0; *p && (all || i < half); i++) {
 			size_t k = strcspn(p, ",");
 			if (i)
@@ -135,7 +112,7 @@ gpu_ids(struct serving *s)
 		gpu_list(&s->decode_gpus, dg);
 	else {
 		const char *p = buf_str(b);
-		bool all = s->nodes > 1 || own(r, "decode.num_nodes");
+		bool all = s->nodes > 1 || workload_own_value(r, "decode.num_nodes");
 		int j = 0;
 		for (i = 0; *p; i++) {
 			size_t k = strcspn(p, ",");
@@ -153,7 +130,8 @@ gpu_ids(struct serving *s)
 static bool
 role_counts(struct serving *s, struct buf *why)
 {
-	const char *p = own(s->r, "prefill.num_nodes"), *d = own(s->r, "decode.num_nodes");
+	const char *p = workload_own_value(s->r, "prefill.num_nodes");
+	const char *d = workload_own_value(s->r, "decode.num_nodes");
 	const char *name = s->r->def->wl->name;
 
 	s->prefill_nodes = s->decode_nodes = 0;
@@ -202,8 +180,8 @@ serving_init(struct serving *s, const struct serving_ops *ops, const struct run 
 		buf_puts(why, "disaggregated mode requires port <= 65335 because prefill/decode add 100/200");
 		return false;
 	}
-	pg = own(r, "prefill.gpu_ids");
-	dg = own(r, "decode.gpu_ids");
+	pg = workload_own_value(r, "prefill.gpu_ids");
+	dg = workload_own_value(r, "decode.gpu_ids");
 	if (s->disagg && (pg && *pg) != (dg && *dg)) {
 		buf_puts(why, "both prefill and decode gpu_ids must be set or both must be None");
 		return false;
@@ -226,14 +204,20 @@ serving_free(struct serving *s)
 	buf_free(&s->decode_gpus);
 }
 
-bool
-serving_check(const struct run *r, struct buf *why)
+static bool
+serving_ok(const struct run *r, struct buf *why)
 {
 	static const char pre[] = "custom_bash.";
+	const char *p = workload_value(r, "port");
+	long port = strtol(p, NULL, 10);
 	struct serving s;
 	bool ok;
 	size_t i;
 
+	if (port < 1 || port > 65535) {
+		buf_printf(why, "cmd_args.port must be in 1..65535, not %s", p);
+		return false;
+	}
 	/* CloudAI compiles the patterns when it loads the test */
 	for (i = 0; i < r->args.len; i++) {
 		const char *key = r->args.items[i].key;
@@ -251,6 +235,20 @@ serving_check(const struct run *r, struct buf *why)
 
 	serving_free(&s);
 	return ok;
+}
+
+void
+serving_check(const struct run *r, struct wl_diags *d)
+{
+	struct buf why = {0};
+
+	workload_refuse(d, r, serving_ok(r, &why), &why);
+}
+
+bool
+serving_semantic(const struct serving *s)
+{
+	return workload_has_prefix(s->r, "semantic_eval_cmd_args");
 }
 
 void
@@ -351,7 +349,7 @@ const char *
 serving_custom_text(const struct serving *s, const char *cmd)
 {
 	static const char pre[] = "custom_bash.";
-	const char *v = own(s->r, "custom_bash");
+	const char *v = workload_own_value(s->r, "custom_bash");
 	size_t i;
 
 	if (v)

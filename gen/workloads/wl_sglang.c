@@ -192,13 +192,8 @@ helper_health(const struct serving *s)
 static void
 check(const struct serving *s, struct buf *out)
 {
-	bool sem = false;
-	size_t i;
-
-	for (i = 0; i < s->r->args.len; i++)
-		sem |= strncmp(s->r->args.items[i].key, "semantic_eval_cmd_args", 22) == 0;
 	buf_puts(out, "grep -Eq '\"completed\": *[1-9]' \"$RUN_DIR/sglang-bench.jsonl\"");
-	if (sem)
+	if (serving_semantic(s))
 		buf_puts(out, " &&\n    grep -Eq '(Score|Accuracy):[[:space:]]*[0-9]*\\.?[0-9]' \"$RUN_DIR/sglang-semantic-eval.log\"");
 }
 
@@ -222,39 +217,11 @@ body(const struct run *r, const char *prefix_n, const char *prefix, struct buf *
 	serving_body(&ops, r, prefix_n, prefix, out);
 }
 
-static bool
-sglang_ok(const struct run *r, struct buf *why)
-{
-	const char *p = workload_value(r, "port");
-	long port = strtol(p, NULL, 10);
-
-	if (port < 1 || port > 65535) {
-		buf_printf(why, "cmd_args.port must be in 1..65535, not %s", p);
-		return false;
-	}
-	return serving_check(r, why);
-}
-
-static void
-sglang_check(const struct run *r, struct wl_diags *d)
-{
-	struct buf why = {0};
-
-	workload_refuse(d, r, sglang_ok(r, &why), &why);
-}
-
 static void
 command(const struct run *r, struct buf *out)
 {
 	(void)r;
 	buf_puts(out, "python3 -m sglang.launch_server");
-}
-
-static bool
-no_mpi(const struct run *r)
-{
-	(void)r;
-	return true;
 }
 
 static const struct installable installables[] = {
@@ -271,7 +238,6 @@ const struct workload wl_sglang = {
 	.schedulers = WL_SLURM,
 	.container = true,
 	.command = command,
-	.uses_mpi = no_mpi,
 	.mpi = "none",
 	.grader = "sglang",
 	.installables = installables,
@@ -279,5 +245,5 @@ const struct workload wl_sglang = {
 	.install_mounts = mounts,
 	.tables = tables,
 	.script_body_srun = body,
-	.check = sglang_check,
+	.check = serving_check,
 };

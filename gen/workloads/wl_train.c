@@ -145,17 +145,6 @@ ovr_free(struct ovr *o)
 }
 
 bool
-train_has_table(const struct run *r, const char *prefix)
-{
-	size_t i, n = strlen(prefix);
-
-	for (i = 0; i < r->args.len; i++)
-		if (strncmp(r->args.items[i].key, prefix, n) == 0)
-			return true;
-	return false;
-}
-
-bool
 train_int(const char *s, long long *v)
 {
 	char *end;

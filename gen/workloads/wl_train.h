@@ -37,8 +37,6 @@ const char *ovr_get(const struct ovr *o, const char *key);
 void ovr_append(const struct ovr *o, struct buf *out);
 void ovr_free(struct ovr *o);
 
-/* Returns whether the run has a value for some key under prefix ("log.tensorboard."). */
-bool train_has_table(const struct run *r, const char *prefix);
 /* Returns whether s is an integer and stores it in *v. */
 bool train_int(const char *s, long long *v);
 

@@ -39,17 +39,6 @@ nodes(const struct run *r)
 	return r->nodes.len ? (int)r->nodes.len : r->num_nodes;
 }
 
-static const char *
-env_value(const struct run *r, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < r->env.len; i++)
-		if (strcmp(r->env.items[i].key, key) == 0)
-			return r->env.items[i].value;
-	return NULL;
-}
-
 /* CloudAI refuses fewer than 3 nodes and a missing NIM model or cache path. */
 static bool
 triton_ok(const struct run *r, struct buf *why)
@@ -62,7 +51,7 @@ triton_ok(const struct run *r, struct buf *why)
 		return false;
 	}
 	for (i = 0; i < LEN(need); i++) {
-		const char *v = env_value(r, need[i]);
+		const char *v = workload_env_value(r, need[i]);
 		if (!v || !*v) {
 			buf_printf(why, "TritonInference needs extra_env_vars.%s (a directory on the nodes)", need[i]);
 			return false;

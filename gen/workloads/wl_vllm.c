@@ -400,14 +400,9 @@ helper_health(const struct serving *s)
 static void
 check(const struct serving *s, struct buf *out)
 {
-	bool sem = false;
-	size_t i;
-
-	for (i = 0; i < s->r->args.len; i++)
-		sem |= strncmp(s->r->args.items[i].key, "semantic_eval_cmd_args", 22) == 0;
 	buf_puts(out, "awk '/============ Serving Benchmark Result ============/ { m = 1; next } "
 	              "m && /Successful requests:/ && $3 + 0 > 0 { ok = 1 } END { exit !ok }' \"$RUN_DIR/vllm-bench.log\"");
-	if (sem)
+	if (serving_semantic(s))
 		buf_puts(out, " &&\n    { grep -Eq '\"accuracy\": *-?[0-9.]' \"$RUN_DIR/vllm-gsm8k.json\" 2>/dev/null ||\n"
 		              "      grep -Eq 'Accuracy:[[:space:]]*[0-9]*\\.?[0-9]' \"$RUN_DIR/vllm-semantic-eval.log\"; }");
 }
@@ -434,39 +429,11 @@ body(const struct run *r, const char *prefix_n, const char *prefix, struct buf *
 	serving_body(&ops, r, prefix_n, prefix, out);
 }
 
-static bool
-vllm_ok(const struct run *r, struct buf *why)
-{
-	const char *p = workload_value(r, "port");
-	long port = strtol(p, NULL, 10);
-
-	if (port < 1 || port > 65535) {
-		buf_printf(why, "cmd_args.port must be in 1..65535, not %s", p);
-		return false;
-	}
-	return serving_check(r, why);
-}
-
-static void
-vllm_check(const struct run *r, struct wl_diags *d)
-{
-	struct buf why = {0};
-
-	workload_refuse(d, r, vllm_ok(r, &why), &why);
-}
-
 static void
 command(const struct run *r, struct buf *out)
 {
 	(void)r;
 	buf_puts(out, "vllm serve");
-}
-
-static bool
-no_mpi(const struct run *r)
-{
-	(void)r;
-	return true;
 }
 
 static const struct installable installables[] = {
@@ -484,7 +451,6 @@ const struct workload wl_vllm = {
 	.schedulers = WL_SLURM,
 	.container = true,
 	.command = command,
-	.uses_mpi = no_mpi,
 	.mpi = "none",
 	.grader = "vllm",
 	.installables = installables,
@@ -492,5 +458,5 @@ const struct workload wl_vllm = {
 	.install_mounts = mounts,
 	.tables = tables,
 	.script_body_srun = body,
-	.check = vllm_check,
+	.check = serving_check,
 };

@@ -169,15 +169,48 @@ workload_names(void)
 	return workload_name_list;
 }
 
+static const char *
+kv_get(const struct kvlist *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->len; i++)
+		if (strcmp(l->items[i].key, key) == 0)
+			return l->items[i].value;
+	return NULL;
+}
+
+const char *
+workload_own_value(const struct run *r, const char *key)
+{
+	return kv_get(&r->args, key);
+}
+
+const char *
+workload_env_value(const struct run *r, const char *key)
+{
+	return kv_get(&r->env, key);
+}
+
+bool
+workload_has_prefix(const struct run *r, const char *prefix)
+{
+	size_t i, n = strlen(prefix);
+
+	for (i = 0; i < r->args.len; i++)
+		if (strncmp(r->args.items[i].key, prefix, n) == 0)
+			return true;
+	return false;
+}
+
 const char *
 workload_value(const struct run *r, const char *key)
 {
 	const struct arg_schema *s;
-	size_t i;
+	const char *v = workload_own_value(r, key);
 
-	for (i = 0; i < r->args.len; i++)
-		if (strcmp(r->args.items[i].key, key) == 0)
-			return r->args.items[i].value;
+	if (v)
+		return v;
 	s = workload_arg(r->def->wl, key);
 	return s ? s->def : NULL;
 }
@@ -185,12 +218,9 @@ workload_value(const struct run *r, const char *key)
 const char *
 workload_value_of(const struct run *r, const struct arg_schema *s)
 {
-	size_t i;
+	const char *v = workload_own_value(r, s->key);
 
-	for (i = 0; i < r->args.len; i++)
-		if (strcmp(r->args.items[i].key, s->key) == 0)
-			return r->args.items[i].value;
-	return s->def;
+	return v ? v : s->def;
 }
 
 bool

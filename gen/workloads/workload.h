@@ -202,6 +202,16 @@ const char *const *workload_names(void);
 
 /* Helpers for the command builders (gen/wl_*.c). */
 
+/* Returns the value of environment variable key in run r's environment
+ * (the system's global_env_vars overlaid with the test's extra_env_vars),
+ * or NULL when it has none. */
+const char *workload_env_value(const struct run *r, const char *key);
+/* Returns the run's own text of cmd_args key (as the test or its sweep point
+ * gives it), or NULL when it does not set key: no schema default. */
+const char *workload_own_value(const struct run *r, const char *key);
+/* Returns whether the run itself sets some cmd_args key that begins with
+ * prefix ("log.tensorboard.": a value under that table). */
+bool workload_has_prefix(const struct run *r, const char *prefix);
 /* Returns the text of cmd_args key for r: the run's value, else the schema
  * default, else NULL (an optional argument that is not set). */
 const char *workload_value(const struct run *r, const char *key);

@@ -46,15 +46,10 @@ value(const struct run *r, const char *table, const char *name)
 {
 	struct buf k = {0};
 	const char *v = NULL;
-	size_t i;
 	int how;
 
-	for (how = 0; how < 3 && !v; how++) {
-		variant(&k, table, name, how);
-		for (i = 0; i < r->args.len && !v; i++)
-			if (strcmp(r->args.items[i].key, buf_str(&k)) == 0)
-				v = r->args.items[i].value;
-	}
+	for (how = 0; how < 3 && !v; how++)
+		v = workload_own_value(r, variant(&k, table, name, how));
 	for (how = 0; how < 3 && !v; how++)
 		v = workload_value(r, variant(&k, table, name, how));
 	buf_free(&k);

@@ -173,6 +173,7 @@ static void
 w_mounts(struct word *w, const struct run *r, const struct where *d)
 {
 	const struct testdef *def = r->def;
+	const char *topo = workload_env_value(r, "NCCL_TOPO_FILE");
 	struct buf t = {0};
 	size_t i;
 
@@ -267,13 +268,12 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 		w_lit(w, ":/cloudai_moe_benchmark_prev:ro");
 	}
 	/* NCCL reads its topology file inside the container at the same path */
-	for (i = 0; i < r->env.len; i++)
-		if (strcmp(r->env.items[i].key, "NCCL_TOPO_FILE") == 0 && r->env.items[i].value[0] == '/') {
-			w_lit(w, ",");
-			w_lit(w, r->env.items[i].value);
-			w_lit(w, ":");
-			w_lit(w, r->env.items[i].value);
-		}
+	if (topo && topo[0] == '/') {
+		w_lit(w, ",");
+		w_lit(w, topo);
+		w_lit(w, ":");
+		w_lit(w, topo);
+	}
 	if (r->def->wl->run_dir_mount) {
 		w_lit(w, ",");
 		w_dir(w, d);
@@ -540,7 +540,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 {
 	const struct runlist *pre = h ? h->pre : NULL, *post = h ? h->post : NULL;
 	size_t npre = pre ? pre->len : 0, npost = post ? post->len : 0, i;
-	const char *indent = npre ? "    " : "";
+	const char *indent = npre ? "    " : "", *vboost = workload_env_value(r, "ENABLE_VBOOST");
 	static const struct where here = {NULL, NULL};
 	struct word w = {0};
 	struct buf file = {0}, prefix = {0};
@@ -584,16 +584,15 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	script_env_exports(out, r);
 	/* the same srun prefix starts the probes and the test's own srun */
 	srun_prefix(&prefix, r, &here, true, !r->def->wl->bare_probes, NULL);
-	for (i = 0; i < r->env.len; i++)
-		if (strcmp(r->env.items[i].key, "ENABLE_VBOOST") == 0 && strcmp(r->env.items[i].value, "1") == 0) {
-			/* CloudAI's, for any workload: one task per node raises the voltage boost */
-			buf_printf(out, "srun --ntasks=%zu", r->nodes.len ? r->nodes.len : (size_t)r->num_nodes);
-			w_file(&w, &here, "vboost.out");
-			w_emit(out, "--output=", &w);
-			w_file(&w, &here, "vboost.err");
-			w_emit(out, "--error=", &w);
-			buf_puts(out, " bash -c \"sudo nvidia-smi boost-slider --vboost 1\"\n\n");
-		}
+	if (vboost && strcmp(vboost, "1") == 0) {
+		/* CloudAI's, for any workload: one task per node raises the voltage boost */
+		buf_printf(out, "srun --ntasks=%zu", r->nodes.len ? r->nodes.len : (size_t)r->num_nodes);
+		w_file(&w, &here, "vboost.out");
+		w_emit(out, "--output=", &w);
+		w_file(&w, &here, "vboost.err");
+		w_emit(out, "--error=", &w);
+		buf_puts(out, " bash -c \"sudo nvidia-smi boost-slider --vboost 1\"\n\n");
+	}
 	probes(out, r, &prefix);
 	user_files(out, r);
 

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reports/grade/grade.h"
@@ -83,4 +84,29 @@ grade_lines(const char *text, size_t len, void (*fn)(void *ctx, const char *line
 		if (eol == end)
 			break;
 	}
+}
+
+double
+grade_mean(const double *v, size_t n)
+{
+	double t = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		t += v[i];
+	return n ? t / (double)n : 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double
+grade_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -38,6 +38,11 @@ const char *grade_arg(const struct plan_run *r, const char *key);
 void grade_lines(const char *text, size_t len,
                  void (*fn)(void *ctx, const char *line, size_t n, int task), void *ctx);
 
+/* The mean of v[0..n) (0 when n is 0). */
+double grade_mean(const double *v, size_t n);
+/* Sorts v[0..n) (n > 0) ascending and returns its median. */
+double grade_median(double *v, size_t n);
+
 /* refs.c: grades every value of out that has a reference in test t (on
  * system sys); a miss makes the run perf-failed with the numbers. */
 void refs_apply(struct arena *a, const struct plan_test *t, const char *sys, struct run_report *out);

@@ -134,24 +134,6 @@ step_times(const struct section *s, double **v, size_t *n, size_t *cap)
 	}
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double
-mean(const double *v, size_t n)
-{
-	double t = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		t += v[i];
-	return t / (double)n;
-}
-
 /* "error-<job>-<node>-<task>.txt": the node's index in the job, or NULL. */
 static const char *
 node_of(struct arena *a, const struct section *s)
@@ -173,14 +155,13 @@ node_of(struct arena *a, const struct section *s)
 static void
 stats(struct arena *a, struct run_report *out, double *v, size_t n)
 {
-	double m = mean(v, n), sd = 0, med;
+	double m = grade_mean(v, n), sd = 0, med;
 	size_t i;
 
 	for (i = 0; i < n && n > 1; i++)
 		sd += (v[i] - m) * (v[i] - m);
 	sd = n > 1 ? sqrt(sd / (double)(n - 1)) : 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	med = grade_median(v, n);
 	metric_add(a, out, "step_time_s", "s", m);
 	metric_add(a, out, "step_time_median_s", "s", med);
 	metric_add(a, out, "step_time_min_s", "s", v[0]);
@@ -253,7 +234,7 @@ grade_jax_toolbox(struct arena *a, const struct plan_run *r, const char *text, s
 				step_times(&sec[j], &w, &nw, &wc);
 		}
 		if (nw) {
-			struct metric *m = metric_add(a, out, "node_step_time_s", "s", mean(w, nw));
+			struct metric *m = metric_add(a, out, "node_step_time_s", "s", grade_mean(w, nw));
 			if (m)
 				m->node = node;
 		}

@@ -63,31 +63,6 @@ push(struct series *s, double x)
 	s->v[s->n++] = x;
 }
 
-static double
-mean(const double *v, size_t n)
-{
-	double t = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		t += v[i];
-	return n ? t / (double)n : 0;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* NeMoLauncher: the first line with the whole list. */
 static void
 nemo_launcher(const char *p, const char *end, struct series *t)
@@ -162,22 +137,22 @@ train_parse(enum train_log kind, const char *text, size_t len, struct train_resu
 	case TRAIN_NEMO_LAUNCHER:
 		first = t.n > 100 ? t.n - 20 : 0;
 		if (t.n)
-			out->step_time = median(t.v + first, t.n - first);
+			out->step_time = grade_median(t.v + first, t.n - first);
 		break;
 	case TRAIN_NEMO_RUN:
 		if (late.n >= 20)
-			out->step_time = mean(late.v, late.n);
+			out->step_time = grade_mean(late.v, late.n);
 		else if (t.n > 1)
-			out->step_time = mean(t.v + 1, t.n - 1);
+			out->step_time = grade_mean(t.v + 1, t.n - 1);
 		else if (t.n)
 			out->step_time = t.v[0];
 		break;
 	case TRAIN_MBRIDGE:
 	case TRAIN_MEGATRON:
 		first = t.n > 10 ? t.n - 10 : 0;
-		out->step_time = mean(t.v + first, t.n - first);
+		out->step_time = grade_mean(t.v + first, t.n - first);
 		if (f.n)
-			out->tflops_per_gpu = mean(f.v + first, f.n - first);
+			out->tflops_per_gpu = grade_mean(f.v + first, f.n - first);
 		out->has_tflops = f.n > 0;
 		break;
 	}
