@@ -444,3 +444,42 @@ ep_stubs() {
 	grep -q 'Primary NIXL EP launch exited before phase 0 completed' "$r/out.txt"
 	grep -q 'kunai: no NIXL EP bandwidth summary in nixl-ep-node-0.log' "$r/out.txt"
 }
+
+# passed_job DIR: a passed job.json as the runner writes it, and its stamp
+passed_job() {
+	mkdir -p "$1"
+	printf '{"dir": "x", "scheduler": "slurm", "workload": null, "job_id": "7", "state": "EXITED",
+ "exit_code": 0, "signal": null, "outcome": "passed", "reason": null, "nodes": "n1,n2", "attempt": 1}\n' >"$1/job.json"
+	touch "$1/kunai.stamp"
+}
+
+@test "kunai grade: MoEBenchmark's and NixlPerftest's results files in the run dir" {
+	local Q=$BATS_TEST_DIRNAME/jsonquery B=$BATS_TEST_TMPDIR/b
+	gen_case moe_chain "$B"
+	passed_job "$B/moe/0"
+	echo 'Bus BW (GB/s): 120.5' >"$B/moe/0/stdout.txt"
+	(cd "$B" && "$KUNAI" grade moe/0/report.json)
+	[ "$("$Q" "$B/moe/0/report.json" outcome)" = failed ]
+	[[ "$("$Q" "$B/moe/0/report.json" reason)" == "MoEBenchmark: no results.json in "* ]]
+	mkdir -p "$B/moe/0/results/benchmark_16_ranks_20260101_standard"
+	echo '[{"backend": "legacy", "operation": "dispatch", "bus_bw_avg": 120.5, "separate_rdma_bw": 40}]' \
+		>"$B/moe/0/results/benchmark_16_ranks_20260101_standard/results.json"
+	(cd "$B" && "$KUNAI" grade moe/0/report.json)
+	[ "$("$Q" "$B/moe/0/report.json" outcome)" = passed ]
+	[ "$("$Q" "$B/moe/0/report.json" metrics.legacy_dispatch_bus_bw)" = 120.5 ]
+	[ "$("$Q" "$B/moe/0/report.json" metrics.legacy_dispatch_rdma_bw)" = 40 ]
+
+	B=$BATS_TEST_TMPDIR/p
+	gen_case nixl_perftest "$B"
+	passed_job "$B/pt/0"
+	: >"$B/pt/0/stdout.txt"
+	echo '{"iterations_results": [[{"size": 2, "latency": 10, "isolated_latency": 9, "mean_bw": 40}]]}' \
+		>"$B/pt/0/results.json"
+	(cd "$B" && "$KUNAI" grade pt/0/report.json)
+	[ "$("$Q" "$B/pt/0/report.json" outcome)" = passed ]
+	[ "$("$Q" "$B/pt/0/report.json" metrics.default)" = 40 ]
+	printf '{"iterations_results": 3}' >"$B/pt/0/results.json"
+	(cd "$B" && "$KUNAI" grade pt/0/report.json)
+	[ "$("$Q" "$B/pt/0/report.json" outcome)" = failed ]
+	[[ "$("$Q" "$B/pt/0/report.json" reason)" == "NixlPerftest: results.json is not an object"* ]]
+}

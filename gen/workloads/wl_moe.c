@@ -288,6 +288,7 @@ const struct workload wl_moe = {
 	.container = true,
 	.command = command,
 	.any_of = any_of,
+	.grader = "moe_benchmark",
 	.installables = installables,
 	.n_installables = LEN(installables),
 	.script_sruns = body,

@@ -186,6 +186,7 @@ const struct workload wl_nixl_perftest = {
 	.schedulers = WL_SLURM,
 	.container = true,
 	.command = command,
+	.grader = "nixl_perftest",
 	.installables = installables,
 	.n_installables = LEN(installables),
 	.script_sruns = body,

@@ -269,12 +269,15 @@ grade_triton(struct arena *a, const struct plan_run *r, const char *dir, struct 
 }
 
 grader_dir_fn grade_nixl_ep_logs; /* comm.c */
+grader_dir_fn grade_moe_results, grade_nixl_perftest; /* comm_files.c */
 
 static const struct {
 	const char *name;
 	grader_dir_fn *fn;
 } dir_graders[] = {
+	{"moe_benchmark", grade_moe_results},
 	{"nixl_ep", grade_nixl_ep_logs},
+	{"nixl_perftest", grade_nixl_perftest},
 	{"sglang", grade_sglang},
 	{"triton_inference", grade_triton},
 	{"vllm", grade_vllm},

@@ -1,5 +1,6 @@
 /* grade_family_test: the graders of CloudAI's workload families (Fio, NIXL,
- * DeepEP, training, JaxToolbox, ChakraReplay, the serving ones, NixlEP) on
+ * DeepEP, training, JaxToolbox, ChakraReplay, the serving ones, NixlEP,
+ * MoEBenchmark, NixlPerftest) on
  * fabricated output and run dirs. */
 #include <math.h>
 #include <stdio.h>
@@ -392,6 +393,141 @@ test_nixl_ep(const char *tmp)
 	arena_free(&a);
 }
 
+/* A run dir tmp/<id>/0 with a passed job.json and stdout.txt text. */
+static void
+run_dir(const char *tmp, const char *id, const char *stdout_text, struct buf *dir)
+{
+	dir->len = 0;
+	buf_printf(dir, "%s/%s", tmp, id);
+	mkdir(dir->data, 0777);
+	buf_puts(dir, "/0");
+	mkdir(dir->data, 0777);
+	put(dir->data, "job.json", "{\"outcome\": \"passed\", \"exit_code\": 0}");
+	put(dir->data, "stdout.txt", stdout_text);
+}
+
+static void
+test_moe(const char *tmp)
+{
+	struct arena a = {0};
+	static size_t runs[] = {0};
+	struct plan_test t = {"moe", "MoEBenchmark", NULL, 0, runs, 1, NULL, 0};
+	struct plan_run r = {"moe/0", "moe", 0, 0, 0, NULL, 0};
+	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
+	struct run_report rep;
+	struct buf dir = {0}, sub = {0};
+	const struct metric *m;
+
+	run_dir(tmp, "moe", "Bus BW (GB/s): 1\n", &dir);
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "MoEBenchmark: no results.json"),
+	   "MoEBenchmark: no results.json fails (%s)", rep.reason ? rep.reason : "");
+
+	buf_printf(&sub, "%s/results", dir.data);
+	mkdir(sub.data, 0777);
+	buf_puts(&sub, "/benchmark_16_ranks_20260101_120000_standard");
+	mkdir(sub.data, 0777);
+	put(sub.data, "results.json",
+	    "[{\"backend\": \"legacy\", \"operation\": \"dispatch\", \"bus_bw_avg\": 120.5, \"bus_bw_min\": 110,"
+	    " \"bus_bw_max\": 130, \"time_s\": 0.00025, \"separate_nvl_bw\": 300, \"separate_rdma_bw\": 45.5},"
+	    " {\"backend\": \"legacy\", \"operation\": \"combine\", \"bus_bw_avg\": 99},"
+	    " {\"backend\": \"nixl_ep\", \"operation\": \"dispatch\", \"bus_bw_avg\": \"n/a\", \"global_bw\": 7},"
+	    " {\"backend\": \"a b\", \"operation\": \"dispatch\", \"bus_bw_avg\": 1}, 3]");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_PASSED, "MoEBenchmark: results/benchmark_*_ranks_*/results.json passes (%s)",
+	   rep.reason ? rep.reason : "");
+	m = metric_of(&rep, "legacy_dispatch_bus_bw", NULL);
+	ok(m && near(m->value, 120.5) && strcmp(m->unit, "GB/s") == 0 && m->x < 0,
+	   "MoEBenchmark: a row's bus_bw_avg is <backend>_<operation>_bus_bw in GB/s, run-wide");
+	ok(near(metric(&rep, "legacy_dispatch_bus_bw_min"), 110) && near(metric(&rep, "legacy_dispatch_bus_bw_max"), 130) &&
+	       near(metric(&rep, "legacy_dispatch_nvl_bw"), 300) && near(metric(&rep, "legacy_dispatch_rdma_bw"), 45.5) &&
+	       near(metric(&rep, "legacy_combine_bus_bw"), 99) && near(metric(&rep, "nixl_ep_dispatch_global_bw"), 7),
+	   "MoEBenchmark: min, max, NVLink and RDMA split, global bandwidth, per backend and operation");
+	m = metric_of(&rep, "legacy_dispatch_time", NULL);
+	ok(m && near(m->value, 0.00025) && strcmp(m->unit, "s") == 0, "MoEBenchmark: time_s in s");
+	ok(metric(&rep, "nixl_ep_dispatch_bus_bw") < 0 && metric(&rep, "a b_dispatch_bus_bw") < 0,
+	   "MoEBenchmark: a bandwidth that is no number, or a backend no metric can be named after, is left out");
+
+	sub.len = 0;
+	buf_printf(&sub, "%s/benchmark_16_ranks_20260102_low_latency", dir.data);
+	mkdir(sub.data, 0777);
+	put(sub.data, "results.json", "[{\"backend\": \"legacy\", \"operation\": \"dispatch\", \"bus_bw_avg\": 60}]");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_PASSED && near(metric(&rep, "legacy_dispatch_bus_bw"), 60) &&
+	       near(metric(&rep, "legacy_combine_bus_bw"), 99),
+	   "MoEBenchmark: a top-level benchmark dir is read after results/, a later row replacing an earlier one");
+
+	put(sub.data, "results.json", "{\"backend\": \"legacy\"");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "benchmark_16_ranks_20260102_low_latency/results.json is not a JSON list"),
+	   "MoEBenchmark: a malformed results.json fails, named (%s)", rep.reason ? rep.reason : "");
+
+	put(sub.data, "results.json", "[]");
+	buf_printf(&dir, "/results/benchmark_16_ranks_20260101_120000_standard");
+	put(dir.data, "results.json", "[{\"backend\": \"legacy\", \"operation\": \"dispatch\"}]");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "no result row with backend, operation and bus_bw_avg"),
+	   "MoEBenchmark: results without a bus bandwidth fail (%s)", rep.reason ? rep.reason : "");
+	buf_free(&dir);
+	buf_free(&sub);
+	arena_free(&a);
+}
+
+static void
+test_nixl_perftest(const char *tmp)
+{
+	struct arena a = {0};
+	static size_t runs[] = {0};
+	struct plan_test t = {"np", "NixlPerftest", NULL, 0, runs, 1, NULL, 0};
+	struct plan_run r = {"np/0", "np", 0, 0, 0, NULL, 0};
+	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
+	struct run_report rep;
+	struct buf dir = {0};
+	const struct metric *m;
+	size_t i, n;
+
+	run_dir(tmp, "np", "done\n", &dir);
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "NixlPerftest: no results.json"),
+	   "NixlPerftest: no results.json fails (%s)", rep.reason ? rep.reason : "");
+
+	put(dir.data, "results.json",
+	    "{\"iterations_results\": ["
+	    "[{\"size\": 2.5, \"latency\": 10, \"isolated_latency\": 8, \"num_senders\": 4, \"mean_bw\": 40},"
+	    " {\"size\": 1, \"latency\": null, \"isolated_latency\": 3, \"mean_bw\": 20}],"
+	    "[{\"size\": 2.5, \"latency\": 14, \"isolated_latency\": 8, \"mean_bw\": 50},"
+	    " {\"size\": 1, \"latency\": 6, \"isolated_latency\": 3, \"mean_bw\": 30}]],"
+	    " \"metadata\": {\"ts\": 1}}");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_PASSED, "NixlPerftest: results.json passes (%s)", rep.reason ? rep.reason : "");
+	m = metric_of(&rep, "default", NULL);
+	ok(m && near(m->value, 35) && strcmp(m->unit, "GB/s") == 0, "NixlPerftest: default is the mean mean_bw");
+	for (i = n = 0; i < rep.n_metrics; i++) {
+		m = &rep.metrics[i];
+		if (m->x_name && strcmp(m->x_name, "pattern") == 0 &&
+		    ((strcmp(m->name, "latency") == 0 && strcmp(m->unit, "ms") == 0 &&
+		      near(m->value, m->x == 0 ? 12 : 6)) ||
+		     (strcmp(m->name, "isolated_latency") == 0 && near(m->value, m->x == 0 ? 8 : 3)) ||
+		     (strcmp(m->name, "bandwidth") == 0 && strcmp(m->unit, "GB/s") == 0 &&
+		      near(m->value, m->x == 0 ? 45 : 25)) ||
+		     (strcmp(m->name, "transfer_size") == 0 && strcmp(m->unit, "GB") == 0 &&
+		      near(m->value, m->x == 0 ? 2.5 : 1))))
+			n++;
+	}
+	ok(n == 8, "NixlPerftest: each pattern's means over the iterations, at x = its index (%zu of 8)", n);
+
+	put(dir.data, "results.json", "{\"iterations_results\": [[{\"size\": 1}]]}");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "no traffic pattern with mean_bw"),
+	   "NixlPerftest: no bandwidth fails (%s)", rep.reason ? rep.reason : "");
+	put(dir.data, "results.json", "[1, 2");
+	grade_run(&a, tmp, &p, &r, true, &rep);
+	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "not an object with a list iterations_results"),
+	   "NixlPerftest: a malformed results.json fails (%s)", rep.reason ? rep.reason : "");
+	buf_free(&dir);
+	arena_free(&a);
+}
+
 int
 main(void)
 {
@@ -409,6 +545,8 @@ main(void)
 	test_chakra();
 	test_serve(tmp);
 	test_nixl_ep(tmp);
+	test_moe(tmp);
+	test_nixl_perftest(tmp);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
