@@ -10,11 +10,16 @@
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
 
+const struct installable nixl_installables[2] = {
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
+	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL, NULL},
+};
+
 void
 nixl_prologue(const struct run *r, struct buf *out)
 {
 	(void)r;
-	buf_puts(out, "# NIXL: a namespace of its own per job on the first node's etcd\n"
+	buf_puts(out, "\n# NIXL: a namespace of its own per job on the first node's etcd\n"
 	              "export NIXL_ETCD_NAMESPACE=/nixl/kvbench/$(uuidgen)\n"
 	              "export NIXL_ETCD_ENDPOINTS=\"$SLURM_JOB_MASTER_NODE:2379\"\n");
 }
@@ -79,4 +84,10 @@ nixl_body(const struct run *r, const struct wl_srun *s, const char *backend, str
 		buf_puts(out, i + 1 < n ? " &\nsleep 15\n" : "");
 	}
 	nixl_etcd_stop(out);
+}
+
+void
+nixl_backend_body(const struct run *r, const struct wl_srun *s, struct buf *out)
+{
+	nixl_body(r, s, workload_value(r, "backend"), out);
 }

@@ -6,11 +6,16 @@
 
 #include <stdbool.h>
 
+#include "workload.h"
+
 struct buf;
 struct run;
 struct wl_srun;
 
-/* Appends the exports of NIXL_ETCD_NAMESPACE (a fresh one per job) and
+/* The images a NIXL workload needs: the benchmark's and etcd's. */
+extern const struct installable nixl_installables[2];
+
+/* Appends a blank line and the exports of NIXL_ETCD_NAMESPACE (a fresh one per job) and
  * NIXL_ETCD_ENDPOINTS (the first node's etcd), for script_prologue. */
 void nixl_prologue(const struct run *r, struct buf *out);
 /* Appends the etcd srun (cmd_args etcd_path, in etcd_image_url's image if
@@ -27,5 +32,8 @@ void nixl_body(const struct run *r, const struct wl_srun *s, const char *backend
 /* Appends the srun of r's command on one node (1-based index, 0: the
  * first node by name), one task, overlapping etcd's step. */
 void nixl_srun_on(const struct run *r, const struct wl_srun *s, int node, struct buf *out);
+
+/* nixl_body with the run's cmd_args backend, as a script_sruns hook. */
+void nixl_backend_body(const struct run *r, const struct wl_srun *s, struct buf *out);
 
 #endif

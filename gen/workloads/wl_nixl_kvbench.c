@@ -86,25 +86,7 @@ command(const struct run *r, struct buf *out)
 	workload_extra_args(r, ' ', out);
 }
 
-static void
-body(const struct run *r, const struct wl_srun *s, struct buf *out)
-{
-	nixl_body(r, s, workload_value(r, "backend"), out);
-}
-
-static void
-prologue(const struct run *r, struct buf *out)
-{
-	buf_putc(out, '\n');
-	nixl_prologue(r, out);
-}
-
 static const char *const all_of[] = {"Block Size (B)", NULL};
-
-static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
-	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL, NULL},
-};
 
 const struct workload wl_nixl_kvbench = {
 	.name = "NIXLKVBench",
@@ -116,8 +98,8 @@ const struct workload wl_nixl_kvbench = {
 	.command = command,
 	.all_of = all_of,
 	.grader = "nixl",
-	.installables = installables,
-	.n_installables = LEN(installables),
-	.script_sruns = body,
-	.script_prologue = prologue,
+	.installables = nixl_installables,
+	.n_installables = LEN(nixl_installables),
+	.script_sruns = nixl_backend_body,
+	.script_prologue = nixl_prologue,
 };

@@ -168,15 +168,9 @@ body(const struct run *r, const struct wl_srun *s, struct buf *out)
 static void
 prologue(const struct run *r, struct buf *out)
 {
-	buf_putc(out, '\n');
 	nixl_prologue(r, out);
 	buf_puts(out, "mkdir -p \"$RUN_DIR/matrices\"\n");
 }
-
-static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
-	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL, NULL},
-};
 
 const struct workload wl_nixl_perftest = {
 	.name = "NixlPerftest",
@@ -187,8 +181,8 @@ const struct workload wl_nixl_perftest = {
 	.container = true,
 	.command = command,
 	.grader = "nixl_perftest",
-	.installables = installables,
-	.n_installables = LEN(installables),
+	.installables = nixl_installables,
+	.n_installables = LEN(nixl_installables),
 	.script_sruns = body,
 	.script_prologue = prologue,
 };
