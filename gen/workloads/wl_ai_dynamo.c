@@ -522,6 +522,9 @@ validate(const struct argset *args, struct buf *msg, const struct toml_value **w
 	return true;
 }
 
+/* the system's hf_home_path, where CloudAI's serving workloads read it */
+static const char *const install_mounts[] = {"@hf_home:/cloudai_install/huggingface", NULL};
+
 const struct workload wl_ai_dynamo = {
 	.validate = validate,
 	.name = "AIDynamo",
@@ -535,8 +538,8 @@ const struct workload wl_ai_dynamo = {
 	.installables = installables,
 	.n_installables = LEN(installables),
 	.env = env,
+	.install_mounts = install_mounts,
 	.arg_mounts = arg_mounts,
-	.hf_home_mount = true,
 	.num_nodes = num_nodes,
 	.script_pre = script_pre,
 	.script_post = script_post,

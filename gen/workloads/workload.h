@@ -171,9 +171,6 @@ struct workload {
 	 * steps with -N (prefix_n) and without (prefix), container included. */
 	void (*script_body_srun)(const struct run *r, const char *prefix_n, const char *prefix,
 	                         struct buf *out);
-	/* Slurm: mount the system's hf_home_path at /cloudai_install/huggingface,
-	 * after install_mounts and before arg_mounts (CloudAI's serving order). */
-	bool hf_home_mount;
 	/* Optional: checks what the schema cannot (tables that go together,
 	 * lists of tables); on a bad cmd_args set args, writes the message to
 	 * msg, sets *where to the value at fault (NULL: the cmd_args table) and

@@ -128,17 +128,23 @@ w_image(struct word *w, const struct system *sys, const char *url)
 	buf_free(&name);
 }
 
-/* The system's hf_home_path: the default <install>/huggingface under
- * $INSTALL_DIR, a relative one under the build dir (CloudAI's launch dir). */
+/* The system's hf_home_path (by default install_path/huggingface) as a
+ * word: under install_path from $INSTALL_DIR, another relative one from the
+ * build dir (CloudAI's launch dir), an absolute one as it is. */
 static void
 hf_home(struct word *w, const struct system *sys)
 {
 	const char *hf = sys->hf_home_path, *ip = sys->install_path;
 	size_t n = ip ? strlen(ip) : 0;
 
-	if (!hf || (n && strncmp(hf, ip, n) == 0 && strcmp(hf + n, n && ip[n - 1] == '/' ? "huggingface" : "/huggingface") == 0)) {
+	while (n > 1 && ip[n - 1] == '/')
+		n--;
+	if (!hf) {
 		w_var(w, "INSTALL_DIR");
 		w_lit(w, "/huggingface");
+	} else if (n && strncmp(hf, ip, n) == 0 && hf[n] == '/') {
+		w_var(w, "INSTALL_DIR");
+		w_lit(w, hf + n);
 	} else if (hf[0] == '/')
 		w_lit(w, hf);
 	else {
@@ -146,27 +152,6 @@ hf_home(struct word *w, const struct system *sys)
 		w_lit(w, "/");
 		w_lit(w, hf);
 	}
-}
-
-/* The system's hf_home_path (by default install_path/huggingface) mounted
- * where CloudAI's serving workloads read it. */
-static void
-w_hf_home(struct word *w, const struct system *sys)
-{
-	const char *hf = sys->hf_home_path, *ip = sys->install_path;
-	size_t n = ip ? strlen(ip) : 0;
-
-	w_lit(w, ",");
-	if (hf && ip && strncmp(hf, ip, n) == 0 && hf[n] == '/') {
-		w_var(w, "INSTALL_DIR");
-		w_lit(w, hf + n);
-	} else if (hf && hf[0] != '/') {
-		w_var(w, "BUILD_DIR");
-		w_lit(w, "/");
-		w_lit(w, hf);
-	} else
-		w_lit(w, hf ? hf : "");
-	w_lit(w, ":/cloudai_install/huggingface");
 }
 
 static void
@@ -223,8 +208,6 @@ w_mounts(struct word *w, const struct run *r, const struct where *d)
 			w_lit(w, "/");
 		w_lit(w, m);
 	}
-	if (r->def->wl->hf_home_mount)
-		w_hf_home(w, r->c->system);
 	for (i = 0; r->def->wl->arg_mounts && r->def->wl->arg_mounts[i]; i++) {
 		const char *v = workload_value(r, r->def->wl->arg_mounts[i]);
 		if (!v || !*v)
