@@ -623,6 +623,8 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		install_spec(c, &inst, &inst.items[i], &b);
 		emit(&sink, arena_printf(&a, "installables/%s.spec", inst.items[i].name), &b);
 	}
+	ninja_write_report(c, &rl, &b);
+	emit(&sink, "report.ninja", &b);
 	ninja_write_build(c, &rl, &inst, &b);
 	emit(&sink, "build.ninja", &b);
 	if (!sink.ok)
