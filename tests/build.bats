@@ -168,3 +168,16 @@ make_run_with() {
 	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance --set system.gpus_per_node=2" ]
 	[[ "$output" != *"CPU paths"* ]]
 }
+
+@test "tests/run: a suite whose set-up fails counts every one of its tests, by name" {
+	mkdir -p tests
+	cp "$SRC/tests/run" tests/
+	printf 'setup_file() { echo "daemon would not start" >&2; false; }\n@test a { true; }\n@test b { true; }\n@test c { true; }\n' >tests/broken.bats
+	printf '@test x { true; }\n@test y { skip "no frobnicator"; }\n' >tests/fine.bats
+	# a clean environment: bats inside bats must not see this one's BATS_ variables
+	run env -i PATH="$PATH" HOME="$HOME" TESTS="broken fine" sh tests/run
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "1 passed, 3 failed, 1 skipped" ]
+	[[ "$output" == *"broken: 2 of 3 tests did not run (the suite stopped early)"* ]]
+	[[ "$output" == *"fine: y # skip no frobnicator"* ]]
+}
