@@ -174,8 +174,9 @@ make_run_with() {
 	cp "$SRC/tests/run" tests/
 	printf 'setup_file() { echo "daemon would not start" >&2; false; }\n@test a { true; }\n@test b { true; }\n@test c { true; }\n' >tests/broken.bats
 	printf '@test x { true; }\n@test y { skip "no frobnicator"; }\n' >tests/fine.bats
-	# a clean environment: bats inside bats must not see this one's BATS_ variables
-	run env -i PATH="$PATH" HOME="$HOME" TESTS="broken fine" sh tests/run
+	# a clean environment: bats inside bats must not see this one's BATS_
+	# variables nor its libexec directory on PATH
+	run env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$HOME" TESTS="broken fine" sh tests/run
 	[ "$status" -eq 1 ]
 	[ "${lines[-1]}" = "1 passed, 3 failed, 1 skipped" ]
 	[[ "$output" == *"broken: 2 of 3 tests did not run (the suite stopped early)"* ]]
