@@ -247,19 +247,81 @@ ninja_write_report(const struct campaign *c, const struct runlist *rl, struct bu
 
 /* Iterations of a test run one after another. Up to this many, each waits
  * (order-only) for the one before: the order is in the graph and the runs
- * share the jobs pool. Beyond, a chain that deep makes ninja recurse past
- * its stack, so a pool of depth 1 per test (per sweep point) orders them
- * instead: one job at a time each, besides the jobs pool. */
+ * share the jobs pool. Beyond, or where the chain would make the graph's
+ * longest path (through start_post_comp dependencies too) longer than
+ * NINJA_DEPTH_MAX, a pool of depth 1 per test (per sweep point) orders them
+ * instead: ninja recurses along a path and runs out of an 8 MiB stack at
+ * about 30,000 nodes. */
 #define NINJA_CHAIN_MAX 1000
+#define NINJA_DEPTH_MAX 10000
 
-/* The sequencing pools of a case [from, to) that has more iterations than
- * a chain may carry, one per sweep point; returns their count (0: none). */
+/* Which cases chain their iterations: the cases in dependency order (an
+ * iterative depth-first walk), each chained while its alias stays within
+ * NINJA_DEPTH_MAX nodes of the graph's leaves. */
+static bool *
+chained_cases(const struct scenario *sc, const struct runlist *rl)
+{
+	size_t n = sc->n_cases, i, u, sp, k, *iters = xcalloc(n + 1, sizeof(size_t));
+	size_t *per = xcalloc(n + 1, sizeof(size_t)), *depth = xcalloc(n + 1, sizeof(size_t));
+	size_t *stack = xcalloc(n + 1, sizeof(size_t)), *next = xcalloc(n + 1, sizeof(size_t));
+	bool *chain = xcalloc(n + 1, sizeof(bool));
+	char *seen = xcalloc(n + 1, 1);
+
+	for (i = 0; i < rl->len; i++) {
+		if (rl->items[i].hook_of)
+			continue;
+		u = (size_t)(rl->items[i].tc - sc->cases);
+		iters[u] = (size_t)rl->items[i].iteration + 1;
+		per[u]++;
+	}
+	for (i = 0; i < n; i++) {
+		if (seen[i])
+			continue;
+		sp = 0;
+		stack[sp++] = i;
+		seen[i] = 1;
+		while (sp) {
+			const struct test_case *tc = &sc->cases[stack[sp - 1]];
+			size_t base = 1, len;
+
+			u = stack[sp - 1];
+			if (next[u] < tc->n_deps) {
+				size_t t = tc->deps[next[u]++].target;
+				if (t < n && !seen[t]) {
+					seen[t] = 1;
+					stack[sp++] = t;
+				}
+				continue;
+			}
+			/* every dependency done: its alias's depth is known */
+			for (k = 0; k < tc->n_deps; k++)
+				if (tc->deps[k].target < n && tc->deps[k].type != DEP_END_POST_COMP &&
+				    depth[tc->deps[k].target] + 1 > base)
+					base = depth[tc->deps[k].target] + 1;
+			/* a sweep's iteration is its phony and its runs */
+			len = iters[u] * (iters[u] && per[u] > iters[u] ? 2 : 1);
+			chain[u] = iters[u] <= NINJA_CHAIN_MAX && base + len + 1 <= NINJA_DEPTH_MAX;
+			depth[u] = base + (chain[u] ? len : 1) + 1;
+			sp--;
+		}
+	}
+	free(iters);
+	free(per);
+	free(depth);
+	free(stack);
+	free(next);
+	free(seen);
+	return chain;
+}
+
+/* The sequencing pools of a case [from, to) whose iterations are not
+ * chained, one per sweep point; returns their count. */
 static size_t
 seq_pools(struct buf *b, size_t case_index, const struct runlist *rl, size_t from, size_t to)
 {
 	size_t iterations = (size_t)rl->items[to - 1].iteration + 1, per_iter = (to - from) / iterations, k;
 
-	if (iterations <= NINJA_CHAIN_MAX)
+	if (iterations < 2)
 		return 0;
 	for (k = 0; k < per_iter; k++)
 		buf_printf(b, "pool seq_%zu_%zu\n  depth = 1\n", case_index, k);
@@ -272,7 +334,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 {
 	const struct scenario *sc = c->scenario;
 	const char *script = ninja_script_name(c->system->scheduler);
-	bool *started = started_targets(sc);
+	bool *started = started_targets(sc), *chain = chained_cases(sc, rl);
 	struct buf pool = {0};
 	size_t i, from, to, n_pools;
 
@@ -296,7 +358,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		for (to = from; to < rl->len && rl->items[to].tc == tc; to++)
 			;
 		buf_putc(b, '\n');
-		n_pools = seq_pools(b, (size_t)(tc - sc->cases), rl, from, to);
+		n_pools = chain[tc - sc->cases] ? 0 : seq_pools(b, (size_t)(tc - sc->cases), rl, from, to);
 		for (i = from; i < to; i++) {
 			const struct run *r = &rl->items[i];
 			size_t k;
@@ -362,6 +424,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 	}
 	buf_puts(b, "\n\ndefault run\n");
 	free(started);
+	free(chain);
 }
 
 void
