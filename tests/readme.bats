@@ -54,3 +54,11 @@ readme_commands() {
 	grep -q "kunai: report: results/acceptance/report/index.html" "$SRC/.ci/run"
 	[ "$(wc -l <"$SRC/README.md")" -lt 200 ]
 }
+
+@test "README: every local link and picture names a file of the tree" {
+	links=$(grep -o '](\([^)#:]*\))' "$SRC/README.md" | sed 's/^](//; s/)$//')
+	[ -n "$links" ]
+	for l in $links; do
+		[ -e "$SRC/$l" ] || { echo "README.md links to $l, which is missing"; false; }
+	done
+}
