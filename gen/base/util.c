@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,30 @@ xrealloc(void *p, size_t n)
 	if (!p)
 		oom();
 	return p;
+}
+
+/* The room for need elements when *cap is too small: doubling (from 8)
+ * makes filling an array one element at a time linear in its length. */
+static size_t
+grow_cap(size_t cap, size_t need, size_t sz)
+{
+	size_t n = cap >= 4 ? cap : 4;
+
+	do
+		n = n > SIZE_MAX / 2 ? SIZE_MAX : n * 2;
+	while (n < need);
+	if (sz && n > SIZE_MAX / sz)
+		oom();
+	return n;
+}
+
+void *
+xreserve(void *p, size_t need, size_t *cap, size_t sz)
+{
+	if (need <= *cap && p)
+		return p;
+	*cap = grow_cap(*cap, need, sz);
+	return xrealloc(p, *cap * sz);
 }
 
 char *
@@ -121,6 +146,55 @@ arena_grow(struct arena *a, void *p, size_t old_n, size_t new_n, size_t sz)
 	return q;
 }
 
+/* The rounded size arena_alloc gives n bytes. */
+static size_t
+arena_round(size_t n)
+{
+	size_t align = _Alignof(max_align_t);
+
+	return n > SIZE_MAX - align ? SIZE_MAX : (n + align - 1) & ~(align - 1);
+}
+
+/* A big array that fills a block of its own (old bytes of it in use) is
+ * resized with realloc, which gives the old block back (mremap, no copy,
+ * for large ones); NULL when p is not such an array. */
+static void *
+arena_resize_own(struct arena *a, void *p, size_t old, size_t new)
+{
+	struct arena_block **pp, *b;
+
+	old = arena_round(old);
+	new = arena_round(new);
+	if (new <= ARENA_BLOCK / 4 || new > SIZE_MAX - sizeof(*b))
+		return NULL;
+	for (pp = &a->head; (b = *pp); pp = &b->next)
+		if ((void *)b->data == p)
+			break;
+	if (!b || b->used != old)
+		return NULL;
+	b = xrealloc(b, sizeof(*b) + new);
+	memset((char *)b->data + old, 0, new - old);
+	a->total += new - b->cap;
+	b->cap = b->used = new;
+	*pp = b;
+	return b->data;
+}
+
+void *
+arena_reserve(struct arena *a, void *p, size_t n, size_t need, size_t *cap, size_t sz)
+{
+	size_t c;
+	void *q;
+
+	if (need <= *cap && p)
+		return p;
+	c = grow_cap(*cap, need, sz);
+	if (!p || !(q = arena_resize_own(a, p, *cap * sz, c * sz)))
+		q = arena_grow(a, p, p ? n : 0, c, sz);
+	*cap = c;
+	return q;
+}
+
 void
 arena_free(struct arena *a)
 {
@@ -137,17 +211,10 @@ arena_free(struct arena *a)
 static void
 buf_reserve(struct buf *b, size_t n)
 {
-	size_t cap;
-
 	if (n > SIZE_MAX - b->len - 1)
 		oom();
-	if (b->len + n + 1 <= b->cap)
-		return;
-	cap = b->cap ? b->cap : 64;
-	while (cap < b->len + n + 1)
-		cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-	b->data = xrealloc(b->data, cap);
-	b->cap = cap;
+	if (b->len + n + 1 > b->cap)
+		b->data = xreserve(b->data, b->len + n + 1, &b->cap, 1);
 }
 
 void
@@ -657,4 +724,18 @@ util_float_repr(char *out, size_t n, double d)
 			out[k++] = '0';
 	}
 	out[k] = '\0';
+}
+
+int
+util_to_int(double d, int dflt)
+{
+	/* INT_MIN - 1 and INT_MAX + 1 are exact doubles; NaN fails both */
+	return d > (double)INT_MIN - 1.0 && d < (double)INT_MAX + 1.0 ? (int)d : dflt;
+}
+
+long
+util_to_long(double d, long dflt)
+{
+	/* -2^63 and 2^63 are exact; (double)LONG_MAX rounds up to 2^63 */
+	return d >= (double)LONG_MIN && d < -(double)LONG_MIN ? (long)d : dflt;
 }
