@@ -26,7 +26,7 @@ static const char *const names[] = {
 	"results.json", "results/benchmark_0_ranks_8/results.json", "vllm-bench.json", "vllm-gsm8k.json",
 	"vllm-semantic-eval.log", "sglang-bench.jsonl", "sglang-semantic-eval.log",
 	"profile_export_genai_perf.json", "accuracy_results.csv", "benchmark_report.csv", "report.json",
-	"aiperf_artifacts/accuracy_results.csv", "stderr.txt",
+	"aiperf_artifacts/accuracy_results.csv", "genai_perf_report.csv", "stderr.txt",
 };
 
 static int

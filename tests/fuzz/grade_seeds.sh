@@ -3,7 +3,9 @@
 # that picks the workload (every one of the first 48, taken modulo the
 # number of workloads), then a sample of an output format the graders read
 # (nccl-tests, OSU, training logs, JAX, kunai's JSON line, fio, MoE and
-# NIXL results, serving benchmarks' JSON and CSV).
+# NIXL results, serving benchmarks' JSON and CSV), and large ones (a
+# nccl-tests table of 2,000 rows after 1,024 rank lines, a training log of
+# 2,000 iterations: about 250 KB each).
 set -eu
 dir=${1:?usage: tests/fuzz/grade_seeds.sh DIR}
 mkdir -p "$dir"
@@ -51,6 +53,19 @@ Metric,avg,min,max,p99,p90,p50,std
 Time To First Token (ms),20.1,10.0,40.2,39.0,30.0,19.5,5.1
 Output Token Throughput (tokens/sec),1234.5,,,,,,
 EOF
+awk 'BEGIN {
+	for (r = 0; r < 1024; r++)
+		printf "#  Rank %4d Group  0 Pid %6d on node%03d device %d [0000:18:00] NVIDIA H100 80GB HBM3\n", r, 1000 + r, r / 8, r % 8
+	print "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
+	for (i = 0; i < 2000; i++)
+		printf "%12d  %12d     float     sum      -1  %7.2f  %6.2f  %6.2f       0  %7.2f  %6.2f  %6.2f       0\n", 8 * (i % 23 + 1), 2 * (i % 23 + 1), 10 + i % 97, 1.5, 2.5 + i % 7, 10, 1.5, 2.5
+	print "# Out of bounds values : 0 OK"
+	print "# Avg bus bandwidth    : 5.5"
+}' >"$s/nccl-big"
+awk 'BEGIN {
+	for (i = 1; i <= 2000; i++)
+		printf " iteration %6d/   2000 | elapsed time per iteration (ms): %.1f | throughput per GPU (TFLOP/s/GPU): %.1f | lm loss: %.4E |\n", i, 1200 + i % 50, 400 + i % 20, 8 - i / 400
+}' >"$s/train-big"
 i=0
 while [ $i -lt 48 ]; do
 	o=$(printf '%03o' $i)
