@@ -1,4 +1,5 @@
-/* util.h: memory, strings, buffers, diagnostics and atomic file output. */
+/* util.h: memory, strings, buffers, diagnostics and atomic file output
+ * (util.c); the arena and growing arrays (arena.c). */
 #ifndef KUNAI_UTIL_H
 #define KUNAI_UTIL_H
 

@@ -12,8 +12,10 @@
 #    < 200 MB;
 # 3. `kunai gen` of a Slurm campaign whose test has ENTRIES container
 #    mounts: < 500 MB.
-# Small sizes make a smoke run (e.g. 2000 256 2000: a second or two). Exit 1
-# when a command fails or a figure misses its goal.
+# Each figure is the fastest of RUNS runs (default 3: a shared machine's
+# load only ever adds) and the largest peak RSS of them. Small sizes make a
+# smoke run (e.g. 2000 256 2000 with RUNS=1: under a second). Exit 1 when a
+# command fails or a figure misses its goal.
 set -eu
 kunai=${1:?usage: gradebench.sh KUNAI MEASURE [ROWS [RANKS [ENTRIES]]]}
 measure=${2:?usage: gradebench.sh KUNAI MEASURE [ROWS [RANKS [ENTRIES]]]}
@@ -24,7 +26,14 @@ case $kunai in /*) ;; *) kunai=$PWD/$kunai ;; esac
 case $measure in /*) ;; *) measure=$PWD/$measure ;; esac
 w=$(mktemp -d "${TMPDIR:-/tmp}/kunai-gradebench.XXXXXX")
 trap 'rm -rf "$w"' EXIT INT TERM
+runs=${RUNS:-3}
 fails=0
+
+# best: the least time and the largest RSS of the "seconds KB" lines of
+# $w/m.all, into $w/m
+best() {
+	awk 'NR == 1 || $1 < s { s = $1 } $2 > kb { kb = $2 } END { print s, kb }' "$w/m.all" >"$w/m"
+}
 
 # check WHAT MAX_S MAX_MB: reads "seconds KB" from $w/m and prints the
 # figures beside the goal
@@ -53,16 +62,22 @@ printf 'name = "bench"\n[[Tests]]\nid = "nccl"\ntest_name = "nccl"\n' >"$w/g/sce
 printf '{"dir": "nccl/0", "workload": "NcclTest", "outcome": "passed", "exit_code": 0, "nodes": "node01", "start_time": "2024-05-01T12:00:00Z", "end_time": "2024-05-01T12:00:30Z"}\n' \
 	>"$w/b/nccl/0/job.json"
 
-# grade WHAT: grades the run from the stdout.txt in place
+# grade WHAT: grades the run from the stdout.txt in place, RUNS times
 grade() {
-	rm -f "$w/b/nccl/0/report.json"
-	if ! (cd "$w/b" && "$measure" "$kunai" grade nccl/0/report.json) 2>"$w/m.err" >/dev/null ||
-		[ ! -s "$w/b/nccl/0/report.json" ]; then
-		echo "gradebench: kunai grade failed on $1:" >&2
-		cat "$w/m.err" >&2
-		exit 1
-	fi
-	tail -n 1 "$w/m.err" >"$w/m"
+	: >"$w/m.all"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		rm -f "$w/b/nccl/0/report.json"
+		if ! (cd "$w/b" && "$measure" "$kunai" grade nccl/0/report.json) 2>"$w/m.err" >/dev/null ||
+			[ ! -s "$w/b/nccl/0/report.json" ]; then
+			echo "gradebench: kunai grade failed on $1:" >&2
+			cat "$w/m.err" >&2
+			exit 1
+		fi
+		tail -n 1 "$w/m.err" >>"$w/m.all"
+		i=$((i + 1))
+	done
+	best
 	check "$1" 2 200
 }
 
@@ -102,12 +117,12 @@ awk -v n="$entries" 'BEGIN {
 	print "]\n[cmd_args]\ndocker_image_url = \"nvcr.io#nvidia/pytorch:25.12-py3\"\nsubtest_name = \"all_reduce_perf_mpi\""
 }' >"$w/l/tests/nccl.toml"
 printf 'name = "bench"\n[[Tests]]\nid = "nccl"\ntest_name = "nccl"\n' >"$w/l/scenario.toml"
-if ! (cd "$w/l" && "$measure" "$kunai" gen --system-config system.toml --tests-dir tests \
-	--test-scenario scenario.toml -o "$w/lb") 2>"$w/m.err" >/dev/null; then
+(cd "$w/l" && "$measure" "$kunai" gen --system-config system.toml --tests-dir tests \
+	--test-scenario scenario.toml -o "$w/lb") 2>"$w/m.err" >/dev/null || {
 	echo "gradebench: kunai gen failed on the long list:" >&2
 	cat "$w/m.err" >&2
 	exit 1
-fi
+}
 tail -n 1 "$w/m.err" >"$w/m"
 kb=$(($(wc -c <"$w/l/tests/nccl.toml") / 1024))
 check "gen: $entries list entries ($kb KB of TOML)" - 500
