@@ -190,7 +190,46 @@ time_limit = "2s"'
 	[ "$(jf "$B/l/0/job.json" outcome)" = timeout ]
 	[ "$(jf "$B/l/0/job.json" reason)" = "time limit of 2 s" ]
 	[ ! -e "$B/l/0/kunai.stamp" ]
-	[ "$(cat "$B/l/0/kunai.exit")" = 143 ]
+	# the supervisor's exit record: the status, and that the limit ended it
+	[ "$(head -n 1 "$B/l/0/kunai.exit")" = 143 ]
+	grep -qx 'limit=timeout' "$B/l/0/kunai.exit"
+	! pgrep -f 'sleep 4711'
+}
+
+@test "time limit without the driver: a job whose ninja and kunai job were killed stops at its limit" {
+	gen '
+name = "o"
+[[Tests]]
+id = "l"
+test_name = "long"
+time_limit = "3s"'
+	ninja_bg
+	wait_for "$B/l/0/kunai.start"
+	kill -9 $(drivers)
+	# nobody watches it now: its own supervisor ends it at 3 s
+	wait_for "$B/l/0/kunai.exit" 8
+	! pgrep -f 'sleep 4711'
+	grep -qx 'limit=timeout' "$B/l/0/kunai.exit"
+	run "$NINJA" -C "$B" run
+	[ "$status" -ne 0 ]
+	[ "$(jf "$B/l/0/job.json" outcome)" = timeout ]
+	[ "$(jf "$B/l/0/job.json" attempt)" = 1 ]
+}
+
+@test "a job's setsid and double-forked children end with it: nothing writes after the run is recorded" {
+	printf '%s\n' 'name = "leak"' 'description = "d"' 'test_template_name = "BashCmd"' \
+		'[cmd_args]' "cmd = \"setsid sh -c 'sleep 2; echo late >>../../leak; sleep 4711' & (sh -c 'sleep 2; echo late >>../../leak2; sleep 4711' &) ; echo started\"" \
+		>"$C/tests/leak.toml"
+	gen '
+name = "o"
+[[Tests]]
+id = "k"
+test_name = "leak"'
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(jf "$B/k/0/job.json" outcome)" = passed ]
+	sleep 3
+	[ ! -e "$B/leak" ] && [ ! -e "$B/leak2" ]
 	! pgrep -f 'sleep 4711'
 }
 
