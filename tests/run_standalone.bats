@@ -345,6 +345,51 @@ test_name = "count"'
 	[[ "$output" == *"ninja: no work to do."* ]]
 }
 
+@test "a result belongs to its script: a job whose script changed while it ran is not stamped, the new script runs" {
+	gen '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	sed -i 's/sleep 3/exit 7/' "$B/x/0/run.sh"
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -ne 0 ] || { cat "$W/ninja.log"; false; }
+	grep -q 'x/0: the script changed while job .* ran' "$W/ninja.log"
+	[ ! -e "$B/x/0/kunai.stamp" ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = failed ]
+	[ "$(jf "$B/x/0/job.json" exit_code)" = 7 ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" reason)" = "superseded: the script changed while it ran" ]
+	run "$NINJA" -C "$B" -n run
+	[[ "$output" == *"x/0"* ]]
+}
+
+@test "no reattaching to a job of another script: after a killed driver and a config change the new config runs" {
+	gen '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	kill -9 $(drivers)
+	printf 'name = "count"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "exit 7"\n' \
+		>"$C/tests/count.toml"
+	(cd "$C" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$B") >/dev/null
+	run "$NINJA" -C "$B" run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"x/0: the script changed since job "*"; cancelling it (kept as attempt-1)"* ]]
+	[ "$(jf "$B/x/0/job.json" outcome)" = failed ]
+	[ "$(jf "$B/x/0/job.json" exit_code)" = 7 ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = cancelled ]
+	[ ! -e "$B/x/0/kunai.stamp" ]
+	# the old job is over: nothing of it writes on
+	[ ! -e "$B/count" ] || [ "$(wc -l <"$B/count")" -eq 1 ]
+	sleep 3.5
+	[ ! -e "$B/x/0/kunai.stamp" ]
+}
+
 @test "a second ninja on the same build dir is refused; a dead one's lock is taken over" {
 	gen '
 name = "o"

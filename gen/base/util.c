@@ -658,3 +658,34 @@ util_float_repr(char *out, size_t n, double d)
 	}
 	out[k] = '\0';
 }
+
+unsigned long long
+util_hash(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n, w;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 29;
+	}
+	w = 0;
+	if (n)
+		memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 32;
+	return h;
+}
+
+void
+util_hash_hex(const void *p, size_t n, char out[17])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t h = util_hash(p, n);
+	int i;
+
+	for (i = 15; i >= 0; i--, h >>= 4)
+		out[i] = hex[h & 15];
+	out[16] = '\0';
+}

@@ -95,6 +95,12 @@ char *path_join(struct arena *a, const char *dir, const char *name);
  * ($(PREFIX)/share/kunai). May use out; never NULL. */
 const char *kunai_datadir(struct buf *out);
 
+/* A fast 64-bit hash of n bytes (not cryptographic): the manifest's
+ * content check and a run's script identity. */
+unsigned long long util_hash(const void *p, size_t n);
+/* util_hash as 16 hex digits and a NUL into out. */
+void util_hash_hex(const void *p, size_t n, char out[17]);
+
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
  * (Howard Hinnant's days_from_civil; timegm is not POSIX). */
 /* Writes the finite double d as Python's repr() does (the shortest text

@@ -19,6 +19,7 @@
 
 enum {
 	RETRY_DELAY_MAX_S = 120, /* the retry delay doubles up to this */
+	SUPERSEDE_MAX = 3,       /* new scripts one invocation runs after the one it started */
 };
 
 const char *
@@ -33,6 +34,33 @@ const char *
 job_script_name(const struct job *j)
 {
 	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : "run.sh";
+}
+
+/* The hash of the run's script as it is now (hex, in the arena); NULL when
+ * there is none to read. */
+static const char *
+script_hash_now(struct job *j)
+{
+	struct buf p = {0}, text = {0};
+	char hex[17];
+	const char *h = NULL;
+
+	if (job_slurp(job_path(j, &p, job_script_name(j)), &text)) {
+		util_hash_hex(text.data, text.len, hex);
+		h = arena_strdup(&j->arena, hex);
+	}
+	buf_free(&p);
+	buf_free(&text);
+	return h;
+}
+
+/* Whether the attempt in j->info is for the script now in the run dir. */
+static bool
+same_script(struct job *j)
+{
+	const char *now = script_hash_now(j);
+
+	return now && j->info.script_hash && strcmp(now, j->info.script_hash) == 0;
 }
 
 /* ---- locks --------------------------------------------------------------------- */
@@ -256,6 +284,9 @@ new_attempt(struct job *j)
 	j->info.workload = j->workload;
 	j->info.command = j->command;
 	j->info.attempt = n;
+	/* hashed before it is submitted: what ends up running is this script,
+	 * or one that differs from it (then its result is not this run's) */
+	j->info.script_hash = script_hash_now(j);
 	j->info.collected = true;
 	j->info.state = "SUBMITTED";
 	j->info.submit_time = job_iso(&j->arena, job_now());
@@ -299,6 +330,23 @@ conclude(struct job *j, bool passed)
 	return ok && passed ? 0 : 1;
 }
 
+/* Ends the job of an earlier script that j->info names and records it
+ * as cancelled (superseded), so that the next attempt moves it aside. */
+static bool
+supersede(struct job *j)
+{
+	backend_cancel(j);
+	if (j->sched == JOB_SLURM)
+		backend_wait(j, false);
+	j->info.state = "CANCELLED";
+	if (!j->info.end_time)
+		j->info.end_time = job_iso(&j->arena, job_now());
+	j->info.outcome = outcome_name(OUTCOME_CANCELLED);
+	j->info.reason = "superseded: its script changed";
+	j->info.collected = true;
+	return job_save(j) && remove_file(j, "kunai.started");
+}
+
 static int
 interrupted(struct job *j)
 {
@@ -322,7 +370,7 @@ passed_already(struct job *j)
 	bool yes;
 
 	yes = j->have_info && j->info.outcome && strcmp(j->info.outcome, "passed") == 0 && j->info.collected &&
-	      j->info.command && strcmp(j->info.command, j->command) == 0 &&
+	      j->info.command && strcmp(j->info.command, j->command) == 0 && same_script(j) &&
 	      stat(job_path(j, &p, "kunai.stamp"), &stamp) == 0 &&
 	      stat(job_path(j, &p, job_script_name(j)), &script) == 0 &&
 	      (stamp.st_mtim.tv_sec > script.st_mtim.tv_sec ||
@@ -355,7 +403,7 @@ run(struct job *j)
 	bool reattach, retryable;
 	enum job_wait w;
 	enum outcome o;
-	int tries, rc;
+	int tries, rc, superseded = 0;
 
 	rc = record_job_read(&j->arena, job_path(j, &p, "job.json"), &j->info, &why);
 	if (rc < 0)
@@ -371,9 +419,15 @@ run(struct job *j)
 	buf_free(&p);
 	buf_free(&why);
 	if (!j->start_only && j->have_info && j->info.outcome && !j->info.collected) {
-		/* `job start` saw it end: its result is this run's */
+		/* `job start` saw it end: its result is this run's, if it ran
+		 * the script that is there now */
 		j->info.collected = true;
-		return conclude(j, strcmp(j->info.outcome, "passed") == 0);
+		if (same_script(j))
+			return conclude(j, strcmp(j->info.outcome, "passed") == 0);
+		warn("%s: job %s ran an earlier script; the new one runs", j->dir,
+		     j->info.job_id ? j->info.job_id : "");
+		if (!job_save(j))
+			return 1;
 	}
 	/* job.json says the last attempt was being submitted, with no job id:
 	 * the driver died in between; the job may be queued all the same */
@@ -388,6 +442,14 @@ run(struct job *j)
 	}
 	reattach = j->have_info && !j->info.outcome && j->info.job_id && j->info.scheduler &&
 	           strcmp(j->info.scheduler, sched_names[j->sched]) == 0;
+	if (reattach && !same_script(j)) {
+		/* never wait on, or stamp, a job of another script */
+		warn("%s: the script changed since job %s started; cancelling it (kept as attempt-%d)", j->dir,
+		     j->info.job_id, j->info.attempt > 0 ? j->info.attempt : 1);
+		if (!supersede(j))
+			return j->signo ? 128 + j->signo : 1;
+		reattach = false;
+	}
 	if (reattach && !handed_over(j))
 		warn("%s: reattaching to job %s of an earlier run", j->dir, j->info.job_id);
 	for (tries = 0;; tries++) {
@@ -442,6 +504,17 @@ run(struct job *j)
 			j->info.collected = true;
 			if (!job_save(j) || !retry_backoff(j, tries))
 				return j->signo ? 128 + j->signo : 1;
+			continue;
+		}
+		if (!same_script(j) && superseded++ < SUPERSEDE_MAX) {
+			/* the script changed while it ran: what ran is not this run */
+			warn("%s: the script changed while job %s ran; its result is kept as attempt-%d, "
+			     "the new script runs", j->dir, j->info.job_id ? j->info.job_id : "", j->info.attempt);
+			j->info.collected = true;
+			j->info.reason = "superseded: the script changed while it ran";
+			if (!job_save(j) || !remove_file(j, "kunai.started"))
+				return 1;
+			tries--;
 			continue;
 		}
 		if (j->start_only) {
