@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,7 +340,7 @@ same_contents(const char *path, const void *data, size_t len)
 	ssize_t n;
 	int e = errno, fd;
 
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		errno = e;
 		return false;
@@ -419,15 +420,11 @@ write_file_new_at(int dirfd, const char *rel, const char *path, const void *data
 	ssize_t n;
 	int fd;
 
-	fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0) {
 		if (errno != EEXIST)
 			return warn("open %s:", path), false;
-		if (!write_file_atomic(path, data, len))
-			return false;
-		if (st && fstatat(dirfd, rel, st, 0) != 0)
-			st->st_size = -1; /* no stat: the caller records nothing */
-		return true;
+		return write_file_atomic_st(path, data, len, st);
 	}
 	for (; left; left -= (size_t)n, s += n) {
 		n = write(fd, s, left);
@@ -452,34 +449,70 @@ write_file_new_at(int dirfd, const char *rel, const char *path, const void *data
 bool
 write_file_atomic(const char *path, const void *data, size_t len)
 {
-	struct buf tmp = {0};
-	FILE *f;
-	bool ok;
+	return write_file_atomic_st(path, data, len, NULL);
+}
 
-	if (same_contents(path, data, len))
+/* A name beside path that no other writer uses: this process, and a
+ * counter shared by its threads. */
+static void
+temp_name(struct buf *tmp, const char *path)
+{
+	static _Atomic unsigned long seq;
+
+	buf_printf(tmp, "%s.%ld.%lu.tmp", path, (long)getpid(), (unsigned long)seq++);
+}
+
+bool
+write_file_atomic_st(const char *path, const void *data, size_t len, struct stat *st)
+{
+	struct buf tmp = {0};
+	struct stat lst;
+	const char *s = data;
+	size_t left = len;
+	ssize_t n;
+	int fd;
+
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		warn("%s is a symbolic link; kunai does not write through links (remove it)", path);
+		return false;
+	}
+	if (same_contents(path, data, len)) {
+		if (st && stat(path, st) != 0)
+			st->st_size = -1;
 		return true;
-	buf_printf(&tmp, "%s.tmp", path);
-	f = fopen(tmp.data, "wb");
-	if (!f && errno == ENOENT && make_parents(tmp.data))
-		f = fopen(tmp.data, "wb");
-	if (!f) {
+	}
+	temp_name(&tmp, path);
+	/* a new name of our own: nothing planted there is opened or followed */
+	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == ENOENT && make_parents(tmp.data))
+		fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0) {
 		warn("open %s:", tmp.data);
 		buf_free(&tmp);
 		return false;
 	}
-	ok = fwrite(data, 1, len, f) == len;
-	ok = fflush(f) == 0 && ok && !ferror(f);
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok) {
-		warn("write %s:", tmp.data);
+	for (; left; left -= (size_t)n, s += n) {
+		n = write(fd, s, left);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			break;
+	}
+	if (left || rename(tmp.data, path) != 0) {
+		warn(left ? "write %s:" : "rename %s:", left ? tmp.data : path);
+		close(fd);
 		unlink(tmp.data);
 		buf_free(&tmp);
 		return false;
 	}
-	if (rename(tmp.data, path) != 0) {
-		warn("rename %s:", path);
-		unlink(tmp.data);
+	/* the stat of what this call wrote (its descriptor, after the
+	 * rename), never of whatever is at the path later */
+	if (st && (fstat(fd, st) != 0 || (size_t)st->st_size != len))
+		st->st_size = -1;
+	if (close(fd) != 0) {
+		warn("write %s:", path);
 		buf_free(&tmp);
 		return false;
 	}

@@ -16,6 +16,7 @@
 #include "campaign_json.h"
 #include "gen.h"
 #include "gen/base/escape.h"
+#include "gen/base/lock.h"
 #include "install.h"
 #include "manifest.h"
 #include "ninja.h"
@@ -45,8 +46,44 @@ struct sink {
 	bool fresh;       /* dir was made by this gen: its files are all new */
 	struct buf made;  /* the topmost dirs this gen made, each NUL-ended: a
 	                     failed gen removes them with what it wrote there */
+	struct buf checked; /* the last dir (relative) found free of links */
 	bool ok;
 };
+
+/* Refuses a symbolic link among the directories of rel (relative to the
+ * open build dir at) that it does not share with the last dir checked:
+ * a planted link must never take a run's files outside. */
+static bool
+sink_nolinks(struct sink *s, int at, const char *rel)
+{
+	const char *prev = s->checked.len ? s->checked.data : "";
+	size_t n = strlen(rel), common = 0, i;
+	struct buf p = {0};
+	struct stat st;
+	bool ok = true;
+
+	while (common < n && prev[common] == rel[common])
+		common++;
+	if (!(rel[common] == '\0' || rel[common] == '/') || !(prev[common] == '\0' || prev[common] == '/'))
+		while (common > 0 && rel[common - 1] != '/')
+			common--;
+	for (i = common + 1; ok && i <= n; i++) {
+		if (i < n && rel[i] != '/')
+			continue;
+		p.len = 0;
+		buf_push(&p, rel, i);
+		if (fstatat(at, p.data, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			warn("%s/%s is a symbolic link; kunai does not write through links (remove it)", s->root,
+			     p.data);
+			ok = false;
+		}
+	}
+	s->checked.len = 0;
+	if (ok)
+		buf_puts(&s->checked, rel);
+	buf_free(&p);
+	return ok;
+}
 
 /* Makes the directory rel (and its parents) under at, recording in made
  * the topmost one that did not exist. Returns false after reporting. */
@@ -139,7 +176,8 @@ emit(struct sink *s, const char *rel, struct buf *content)
 		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
 			s->dir.len = 0;
 			buf_push(&s->dir, s->path.data, plen);
-			if (!sink_dir(s, at, s->dir.data + off, s->dir.data)) {
+			if ((at != AT_FDCWD && !sink_nolinks(s, at, s->dir.data + off)) ||
+			    !sink_dir(s, at, s->dir.data + off, s->dir.data)) {
 				s->ok = false;
 				return;
 			}
@@ -150,9 +188,9 @@ emit(struct sink *s, const char *rel, struct buf *content)
 		if (s->ok)
 			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
 	} else {
-		s->ok = write_file_atomic(s->path.data, data, len);
+		s->ok = write_file_atomic_st(s->path.data, data, len, &st);
 		if (s->ok)
-			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, NULL);
+			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
 	}
 }
 
@@ -476,6 +514,7 @@ render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct
 		buf_free(&w[i].sink.made);
 		buf_free(&w[i].sink.path);
 		buf_free(&w[i].sink.dir);
+		buf_free(&w[i].sink.checked);
 	}
 	return ok;
 }
@@ -560,7 +599,8 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	ssize_t n;
 	struct stat st;
 	bool made;
-	int rc;
+	long other;
+	int rc, lockfd = -1;
 
 	if ((rc = parse_opts(&a, argc, argv, &o)) != 0)
 		goto done;
@@ -604,6 +644,16 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		warn("%s: not a directory; the build dir must be one", out_dir);
 		goto done;
 	}
+	/* one gen at a time, none under a live driver or a running job, and
+	 * nothing rewritten before both are sure */
+	lockfd = lock_take(out_dir, true, "gen");
+	if (lockfd < 0)
+		goto done;
+	if ((other = lock_driver_other(out_dir)) != 0) {
+		warn("%s: ninja or kunai run (pid %ld) is running this campaign; not regenerating under it "
+		     "(wait for it to finish, or stop it)", out_dir, other);
+		goto done;
+	}
 	manifest_load(&mf, out_dir);
 	sink.mf = &mf;
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
@@ -637,6 +687,8 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	if (dir_out)
 		buf_puts(dir_out, out_dir);
 	rc = 0;
+	close(lockfd);
+	lockfd = -1;
 	if (dry_run) {
 		pid_t pid;
 		int status;
@@ -662,11 +714,14 @@ undo:
 	else
 		sink_undo(&sink);
 done:
+	if (lockfd >= 0)
+		close(lockfd);
 	buf_free(&b);
 	buf_free(&dd);
 	buf_free(&sink.made);
 	buf_free(&sink.path);
 	buf_free(&sink.dir);
+	buf_free(&sink.checked);
 	buf_free(&sink.mf_out);
 	manifest_free(&mf);
 	free(inst.run_set);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 
 enum {
@@ -72,46 +73,42 @@ same_script(struct job *j)
 static bool
 driver_check(struct job *j)
 {
-	long long start, rstart = -1, cur;
-	long pid, rpid = 0;
-	char text[128], cwd[4096];
-	bool zombie = false, ok = true;
-	ssize_t n;
-	int fd;
+	long long start;
+	long pid, other;
+	char cwd[4096];
+	int rc;
 
 	pid = job_driver(&start);
 	if (!pid)
 		return true;
-	fd = open(".kunai/driver", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		warn("open .kunai/driver:");
-		return false;
-	}
-	if (flock(fd, LOCK_EX) != 0) {
-		warn("lock .kunai/driver:");
-		close(fd);
-		return false;
-	}
-	n = pread(fd, text, sizeof(text) - 1, 0);
-	text[n > 0 ? n : 0] = '\0';
-	if (sscanf(text, "%ld %lld", &rpid, &rstart) != 2)
-		rpid = 0;
-	if (rpid && (rpid != pid || rstart != start)) {
-		cur = job_proc_start(rpid, &zombie);
-		if (cur >= 0 && cur == rstart && !zombie) {
-			warn("another ninja (pid %ld) is running in %s; refusing to run %s", rpid,
-			     getcwd(cwd, sizeof(cwd)) ? cwd : ".", j->dir);
+	rc = lock_driver_claim(".", pid, start, &other);
+	if (rc == 0)
+		warn("another ninja (pid %ld) is running in %s; refusing to run %s", other,
+		     getcwd(cwd, sizeof(cwd)) ? cwd : ".", j->dir);
+	return rc > 0;
+}
+
+/* Whether no directory on the way to the run dir (inside the build dir) is
+ * a symbolic link: a planted one would take the job's files outside. */
+static bool
+no_links(const char *dir)
+{
+	struct buf p = {0};
+	struct stat st;
+	size_t i, n = strlen(dir);
+	bool ok = true;
+
+	for (i = 1; ok && i <= n; i++) {
+		if (i < n && dir[i] != '/')
+			continue;
+		p.len = 0;
+		buf_push(&p, dir, i);
+		if (lstat(p.data, &st) == 0 && S_ISLNK(st.st_mode)) {
+			warn("job: %s is a symbolic link; kunai does not write through links (remove it)", p.data);
 			ok = false;
 		}
 	}
-	if (ok && (rpid != pid || rstart != start)) {
-		n = snprintf(text, sizeof(text), "%ld %lld\n", pid, start);
-		if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) != n) {
-			warn("write .kunai/driver:");
-			ok = false;
-		}
-	}
-	close(fd);
+	buf_free(&p);
 	return ok;
 }
 
@@ -123,7 +120,7 @@ lock_dir(struct job *j)
 	struct buf p = {0};
 	int fd;
 
-	fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		warn("open %s:", p.data);
 		buf_free(&p);
@@ -536,7 +533,7 @@ cmd_job(int argc, char **argv)
 {
 	struct job j;
 	struct stat st;
-	int rc, fd;
+	int rc, fd, bfd;
 
 	memset(&j, 0, sizeof(j));
 	rc = job_parse(&j, argc, argv);
@@ -547,22 +544,27 @@ cmd_job(int argc, char **argv)
 		warn("job: %s is not a run dir (run kunai job from the build dir):", j.dir);
 		goto out;
 	}
+	if (!no_links(j.dir))
+		goto out;
 	j.t0 = job_now();
 	if (!job_signals_init(&j))
 		goto out;
-	if (mkdir(".kunai", 0777) != 0 && errno != EEXIST) {
-		warn("mkdir .kunai:");
-		goto out;
-	}
 	if (!driver_check(&j))
 		goto out;
-	fd = lock_dir(&j);
-	if (fd < 0)
+	/* shared: no kunai gen rewrites the build dir under a job */
+	bfd = lock_take(".", false, j.dir);
+	if (bfd < 0)
 		goto out;
+	fd = lock_dir(&j);
+	if (fd < 0) {
+		close(bfd);
+		goto out;
+	}
 	rc = run(&j);
 	if (j.sched != JOB_STANDALONE)
 		poll_release(&j);
 	close(fd);
+	close(bfd);
 out:
 	arena_free(&j.arena);
 	return rc;
