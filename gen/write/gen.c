@@ -646,10 +646,11 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	}
 	/* one gen at a time, none under a live driver or a running job, and
 	 * nothing rewritten before both are sure */
-	lockfd = lock_take(out_dir, true, "gen");
-	if (lockfd < 0)
+	if (!(other = lock_driver_other(out_dir)))
+		lockfd = lock_take(out_dir, true, "gen");
+	if (!other && lockfd < 0)
 		goto done;
-	if ((other = lock_driver_other(out_dir)) != 0) {
+	if (other || (other = lock_driver_other(out_dir)) != 0) {
 		warn("%s: ninja or kunai run (pid %ld) is running this campaign; not regenerating under it "
 		     "(wait for it to finish, or stop it)", out_dir, other);
 		goto done;
