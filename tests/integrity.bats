@@ -145,3 +145,22 @@ wait_for() {
 	grep -qx report/summary.json "$W/list"
 	! grep -q '\.tmp$' "$W/list"
 }
+
+@test "kunai under a path with a space, ';', \$(...) and a quote: local.ninja quotes it for the shell and ninja" {
+	K="$W/in st;\$(touch pwned)'q"
+	mkdir -p "$K"
+	cp "$KUNAI" "$K/kunai"
+	cp -R rules "$K/rules"
+	(cd "$C" && "$K/kunai" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$B") >/dev/null
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(cat "$B"/*/*/job.json | grep -c '"outcome":	"passed"')" -eq 3 ]
+	run "$NINJA" -C "$B" report
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ -z "$(find "$W" "$C" "$B" -name pwned)" ]
+	# a changed input regenerates through the same path
+	touch "$C/scenario.toml"
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ -z "$(find "$W" "$C" "$B" -name pwned)" ]
+}
