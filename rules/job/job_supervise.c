@@ -191,7 +191,7 @@ job_supervise(struct job *j, long grace_s)
 	}
 	setpgid(script, script); /* either of us may come first */
 	while (!ended) {
-		double now = job_now(), until = 1e9;
+		double now = job_now(), until = now + 3600; /* SIGCHLD wakes us */
 
 		if (deadline && !kill_at)
 			until = deadline;
