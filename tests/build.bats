@@ -130,3 +130,95 @@ setup() {
 	run make kunai
 	[ "$status" -ne 0 ]
 }
+
+# make_run_with NVSMI: `make run`'s recipe as make runs it (.POSIX: sh -e), with
+# kunai a stub that prints its arguments and NVSMI (a script body, or empty for
+# none) as the only nvidia-smi on PATH
+make_run_with() {
+	./configure >/dev/null
+	printf '#!/bin/sh\necho "kunai-args: $*"\n' >kunai
+	chmod +x kunai
+	mkdir -p bin
+	for t in sh grep cat echo; do ln -sf "$(command -v $t)" bin/$t; done
+	if [ -n "$1" ]; then printf '#!/bin/sh\n%s\n' "$1" >bin/nvidia-smi && chmod +x bin/nvidia-smi; fi
+	run env PATH="$TREE/bin" "$(command -v make)" -o kunai -o workloads run
+	args=$(printf '%s\n' "$output" | sed -n 's/^kunai-args: //p')
+}
+
+@test "make run: the recipe works under make's sh -e with no nvidia-smi at all" {
+	make_run_with ""
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"nvidia-smi -L lists no GPU: the workloads take their CPU paths"* ]]
+	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance" ]
+}
+
+@test "make run: an nvidia-smi that fails (no driver) or lists no GPU means the CPU paths" {
+	make_run_with 'echo "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver"; exit 9'
+	[ "$status" -eq 0 ]
+	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance" ]
+	[[ "$output" != *gpus_per_node* ]]
+	make_run_with 'echo "No devices were found"; exit 6'
+	[ "$status" -eq 0 ]
+	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance" ]
+}
+
+@test "make run: GPUs listed by nvidia-smi -L become system.gpus_per_node" {
+	make_run_with 'printf "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\nGPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-2)\n"'
+	[ "$status" -eq 0 ]
+	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance --set system.gpus_per_node=2" ]
+	[[ "$output" != *"CPU paths"* ]]
+}
+
+@test "tests/run: a suite whose set-up fails counts every one of its tests, by name" {
+	mkdir -p tests
+	cp "$SRC/tests/run" tests/
+	printf 'setup_file() { echo "daemon would not start" >&2; false; }\n@test a { true; }\n@test b { true; }\n@test c { true; }\n' >tests/broken.bats
+	printf '@test x { true; }\n@test y { skip "no frobnicator"; }\n' >tests/fine.bats
+	# a clean environment: bats inside bats must not see this one's BATS_
+	# variables nor its libexec directory on PATH
+	run env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$HOME" TESTS="broken fine" sh tests/run
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "1 passed, 3 failed, 1 skipped" ]
+	[[ "$output" == *"broken: 2 of 3 tests did not run (the suite stopped early)"* ]]
+	[[ "$output" == *"fine: y # skip no frobnicator"* ]]
+}
+
+# stand-ins for dpkg-query (pkg-a installed, the rest not) and apt-get (logs)
+deps_standins() {
+	mkdir -p bin
+	printf '#!/bin/sh\neval "p=\\${$#}"; [ "$p" = pkg-a ] && printf installed; exit 0\n' >bin/dpkg-query
+	printf '#!/bin/sh\necho "$*" >>"%s/apt.log"\necho "After this operation, 12.3 MB of additional disk space will be used."\n' "$TREE" >bin/apt-get
+	printf '#!/bin/sh\necho 0\n' >bin/id
+	chmod +x bin/*
+}
+
+@test "make check's tests/deps: installs only the missing test packages as root, exit 3 to reconfigure" {
+	mkdir -p tests && cp "$SRC/tests/deps" tests/
+	deps_standins
+	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a pkg-b pkg-c
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"installing the packages only tests need: pkg-b pkg-c"* ]]
+	[[ "$output" == *"make check: 12.3 MB of additional disk space will be used."* ]]
+	grep -qx 'install -y -q --no-install-recommends pkg-b pkg-c' apt.log
+	# all there: nothing installed, nothing to reconfigure
+	rm apt.log
+	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a
+	[ "$status" -eq 0 ]
+	[ ! -e apt.log ]
+	# not root: names what is missing, installs nothing
+	printf '#!/bin/sh\necho 1000\n' >bin/id
+	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a pkg-b
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"not installed: pkg-b (the tests that need them skip"* ]]
+	[ ! -e apt.log ]
+}
+
+@test "configure writes config.status, which configures again with the same options" {
+	./configure --prefix='/opt/k y' --without-mpi CFLAGS="-O1 -g" >/dev/null
+	head -n 1 Makefile >first
+	rm Makefile
+	run sh config.status
+	[ "$status" -eq 0 ]
+	[ "$(head -n 1 Makefile)" = "$(cat first)" ]
+	grep -q '^PREFIX = /opt/k y$' Makefile
+}
