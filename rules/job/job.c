@@ -55,13 +55,19 @@ script_hash_now(struct job *j)
 	return h;
 }
 
-/* Whether the attempt in j->info is for the script now in the run dir. */
+/* Whether the attempt in j->info is for the script now in the run dir. A
+ * record without a hash was written by a kunai before script hashes (or
+ * by hand): taken as it is, as that kunai did (every attempt this one
+ * starts records its hash). */
 static bool
 same_script(struct job *j)
 {
-	const char *now = script_hash_now(j);
+	const char *now;
 
-	return now && j->info.script_hash && strcmp(now, j->info.script_hash) == 0;
+	if (!j->info.script_hash)
+		return true;
+	now = script_hash_now(j);
+	return now && strcmp(now, j->info.script_hash) == 0;
 }
 
 /* ---- locks --------------------------------------------------------------------- */
