@@ -515,7 +515,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		sink_emit(&sink, arena_printf(&a, "installables/%s.spec", inst.items[i].name), &b);
 	}
 	ninja_write_report(c, &rl, &b);
-	emit(&sink, "report.ninja", &b);
+	sink_emit(&sink, "report.ninja", &b);
 	ninja_write_build(c, &rl, &inst, &b);
 	sink_emit(&sink, "build.ninja", &b);
 	if (!sink.ok)
