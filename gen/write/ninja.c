@@ -399,7 +399,10 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 	buf_free(&pool);
 
 	/* the report graph is report.ninja's: a nested ninja builds it, with
-	 * a log of its own (ninja's log is one writer's) */
+	 * a log of its own (ninja's log is one writer's). report.ninja is no
+	 * output of the regenerate edge, so the nested ninja never regenerates
+	 * (under a live driver, gen would refuse): this ninja did already,
+	 * and gen writes report.ninja with build.ninja */
 	buf_puts(b, "\nbuild always: phony\n");
 	buf_puts(b, "rule report_graph\n  command = ninja -f report.ninja report\n  pool = console\n");
 	buf_puts(b, "build report: report_graph | always\n");
@@ -461,7 +464,7 @@ ninja_write_local(const struct campaign *c, const char *kunai, const char *rules
 	buf_puts(b, "rule regenerate\n  command = ");
 	ninja_escape_value(b, cmd.data);
 	buf_puts(b, "\n  description = Regenerating build.ninja\n  generator = 1\n  restat = 1\n\n");
-	buf_puts(b, "build build.ninja local.ninja report.ninja: regenerate");
+	buf_puts(b, "build build.ninja local.ninja: regenerate");
 	for (i = 0; i < c->inputs.len; i++) {
 		struct buf p = {0};
 		const char *in = c->inputs.items[i];
