@@ -80,7 +80,7 @@ make_base() {
 			mmdebstrap --quiet --variant=minbase --format=tar bookworm "$t.tmp" - <"$tmp/sources.list" ||
 				die "mmdebstrap failed"
 		elif command -v debootstrap >/dev/null 2>&1; then
-			debootstrap --variant=minbase bookworm "$tmp/rootfs" "$(awk 'NR==1{print $2}' "$tmp/sources.list")" \
+			debootstrap --variant=minbase bookworm "$tmp/rootfs" "$(awk '$3 == "bookworm" { print $2; exit }' "$tmp/sources.list")" \
 				>"$tmp/debootstrap.log" 2>&1 || { tail -20 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
 			cp "$tmp/sources.list" "$tmp/rootfs/etc/apt/sources.list" &&
 				rm -rf "$tmp/rootfs/var/cache/apt/archives"/*.deb "$tmp/rootfs/var/lib/apt/lists"/* &&
