@@ -118,9 +118,15 @@ else
 	pull= base_id=$base
 fi
 
-# The build context: what `make install` needs, no build outputs
+# The build context: the sources `make install` needs (no tests, no build
+# outputs, no build dirs of campaigns)
 mkdir "$tmp/ctx" || die "cannot make $tmp/ctx"
-find configure Makefile.in gen rules reports workloads conf -type f ! -name '*.o' ! -name '*.tmp' \
+top=
+for e in configure Makefile.in README.md kunai.1 doc conf gen rules reports workloads; do
+	[ -e "$e" ] && top="$top $e"
+done
+# shellcheck disable=SC2086 # names without blanks, from the tree's top
+find $top -type f ! -name '*.o' ! -name '*.tmp' \
 	! -name '*~' ! -path 'workloads/gemm' ! -path 'workloads/train_smoke' ! -path 'workloads/health' \
 	! -path 'workloads/allreduce' ! -path 'workloads/ddp_smoke' ! -path 'workloads/bisection' |
 	LC_ALL=C sort >"$tmp/files" || die "cannot list the sources"
