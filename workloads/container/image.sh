@@ -153,6 +153,10 @@ $PODMAN tag "$ref" "$tag" || die "cannot tag $tag"
 # /etc/rc (the command), /etc/environment (ENV), /etc/fstab (volumes)
 export_sqsh() {
 	out=$cache/$name-src-$hash.sqsh
+	# one export per image name: those of older sources go
+	for old in "$cache/$name-src-"*.sqsh; do
+		[ "$old" = "$out" ] || rm -f "$old"
+	done
 	[ -s "$out" ] && return 0
 	command -v mksquashfs >/dev/null 2>&1 || die "no mksquashfs (apt-get install squashfs-tools)"
 	mkdir -p "$cache" "$tmp/rootfs" || die "cannot make $cache"
