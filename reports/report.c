@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 
 #include "report.h"
+#include "gen/base/escape.h"
 #include "reports/compare.h"
+#include "reports/format.h"
 #include "reports/html/html.h"
 #include "gen/base/util.h"
 
@@ -180,20 +182,6 @@ summary_paths(const struct summary *s, struct buf *out)
 		buf_printf(out, "mixed: %zu run%s on GPUs, %zu on the CPU path (no GPU)", gpu, gpu == 1 ? "" : "s", cpu);
 }
 
-/* Markdown table cell text: no '|' or line breaks. */
-static void
-md_cell(struct buf *out, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			buf_puts(out, "\\|");
-		else if ((unsigned char)*s < 0x20 || *s == 0x7F)
-			buf_putc(out, ' ');
-		else
-			buf_putc(out, *s);
-	}
-}
-
 /* "4 runs: 1 passed, 3 not-run" */
 static void
 count_line(struct buf *out, const struct summary *s)
@@ -216,7 +204,7 @@ markdown(const struct summary *s, struct buf *out)
 	size_t i;
 
 	buf_puts(out, "# ");
-	md_cell(out, s->scenario);
+	md_text(out, s->scenario);
 	buf_puts(out, "\n\n");
 	summary_paths(s, out);
 	buf_puts(out, ".\n\n");
@@ -226,15 +214,15 @@ markdown(const struct summary *s, struct buf *out)
 	for (i = 0; i < s->n_runs; i++) {
 		const struct run_report *r = &s->runs[i];
 		buf_puts(out, "| ");
-		md_cell(out, r->id);
+		md_text(out, r->id);
 		buf_printf(out, " | %d | ", r->iteration);
 		if (r->step > 0)
 			buf_printf(out, "%d", r->step);
 		buf_printf(out, " | %s | ", outcome_name(r->outcome));
 		if (r->duration_s >= 0)
-			buf_printf(out, "%.1f s", r->duration_s);
+			fmt_seconds(out, r->duration_s);
 		buf_puts(out, " | ");
-		md_cell(out, r->reason);
+		md_text(out, r->reason);
 		buf_puts(out, " |\n");
 	}
 }

@@ -108,7 +108,7 @@ N
 	[[ "${lines[0]}" == "kunai: mixed: 2 runs on GPUs, 1 on the CPU path (no GPU)" ]]
 	R="$B/$G/0/report.json"
 	[ "$(q "$R" outcome)" = perf-failed ]
-	[ "$(q "$R" reason)" = "bf16_tflops on node-003 GPU 1 (NVIDIA H100 80GB HBM3): 512 TFLOP/s is 18% below the reference 625 (tolerance 10%)" ]
+	[ "$(q "$R" reason)" = "bf16_tflops on node-003 GPU 1 (NVIDIA H100 80GB HBM3): 512 TFLOP/s is 18% below the reference 625 TFLOP/s (tolerance 10%)" ]
 	[ "$(q "$R" path)" = gpu ]
 	[ "$(q "$R" values.4.node)" = node-003 ]
 	[ "$(q "$R" values.4.gpu)" = 1 ]
@@ -284,4 +284,35 @@ N
 	# two earlier campaigns are not a spread: nothing is flagged
 	run -0 "$KUNAI" report "$B" --history "$W/h1" "$W/h2"
 	[[ "$output" == *"kunai: 0 values outside their history"* ]]
+}
+
+@test "exact and safe: integers stay integers; CSV cells are no formulas; summary.md carries no HTML or link" {
+	gen
+	fabricate
+	job nccl/0 passed 0 '["-node-1"]'
+	cat >"$B/nccl/0/stdout.txt" <<'N'
+#  Rank  0 Group  0 Pid  12345 on   node-001 device  0 [0000:18:00] NVIDIA H100 80GB HBM3
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
+    67108864      16777216     float     sum      -1   352.10  190.60  333.55       0   350.33  191.56  335.23       0
+  4294967296    1073741824     float     sum      -1 15000.00  286.33  501.07       0 15000.00  286.33  501.07       0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 347.5375
+N
+	printf '{"workload":"train_smoke","path":"cpu","epoch_loss":[1.2,0.9],"loss_start":1.4,"loss_end":1.1,"result":"FAILURE","failures":["<img src=x onerror=alert(1)> [click](http://evil.example) `x` a|b"],"host":"=HYPERLINK(1)"}\n[RESULT] FAILURE\n' >"$B/train/0/stdout.txt"
+	"$KUNAI" report "$B" >/dev/null
+	# the size of the best row, exactly, in report.json, summary.json, the CSV and the pages
+	[ "$(q "$B/nccl/0/report.json" metrics.max_busbw_size)" = 4294967296 ]
+	grep -q '"max_busbw_size":[[:space:]]*4294967296' "$B/report/summary.json"
+	! grep -rq 'e+09' "$B/report/csv" "$B/report/summary.json" "$B/nccl/0/report.json"
+	grep -q ',4294967296,' "$B/report/csv/NcclTest_per_size.csv"
+	grep -q '4 GiB' "$B/report/runs/"*nccl*.html
+	! grep -q 'e+09' "$B/report/runs/"*nccl*.html
+	# a leading - or = is text to a spreadsheet
+	grep -q "^nccl/0,nccl,0,,[a-z-]*,\"'-node-1\"," "$B/report/csv/NcclTest_per_size.csv"
+	grep -q "\"'=HYPERLINK(1)\"" "$B/report/csv/KunaiTrainSmoke.csv"
+	! grep -q ',-node-1,\|,=HYPERLINK' "$B"/report/csv/*.csv
+	# summary.md: the reason as text
+	M=$B/report/summary.md
+	grep -q '&lt;img src=x onerror=alert(1)&gt; \\\[click\\\](http://evil.example) \\`x\\` a\\|b' "$M"
+	! grep -q '<img\|\[click\]' "$M"
 }

@@ -203,7 +203,7 @@ xpath() { xmllint --xpath "$2" "$1"; }
 	head -n 1 "$M" | grep -qx '# rep'
 	grep -qx '| id | iteration | step | outcome | time | reason |' "$M"
 	[ "$(grep -c '^| [a-z]' "$M")" -eq 10 ]
-	grep -qx '| ok | 0 |  | passed | 2.5 s |  |' "$M"
+	grep -qx '| ok | 0 |  | passed | 2.50 s |  |' "$M"
 	grep -qx '| bad | 1 |  | skipped |  | not started: bad iteration 0 did not pass (failed) |' "$M"
 	[ "$(grep '^| [a-z]' "$M" | sed 1d | cut -d' ' -f2 | tr '\n' ' ')" = "ok bad bad slow infra cancel never after nccl " ]
 }
@@ -430,8 +430,8 @@ run_campaign() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"kunai: 2 runs of scenario 'rep' in $B"* ]]
 	[[ "$output" == *"kunai: results in $B"* ]]
-	[[ "$output" == *"ok  0     passed   4.0s"* ]]
-	[[ "$output" == *"ok  1     passed   4.0s"* ]]
+	[[ "$output" == *"ok  0     passed   4.00 s"* ]]
+	[[ "$output" == *"ok  1     passed   4.00 s"* ]]
 	[ "${lines[-1]}" = "2 runs: 2 passed" ]
 	[ -f "$B/report/junit.xml" ]
 	# the runner learns the pid of kunai run, which is ninja's parent

@@ -18,6 +18,7 @@
 #include "gen/write/gen.h"
 #include "gen/base/util.h"
 #include "reports/report.h"
+#include "reports/format.h"
 
 /* The ninja being waited for, and the signal that asked us to stop. Signal
  * handlers can reach nothing else, hence the only file-scope state. */
@@ -186,7 +187,8 @@ static void
 print_table(const struct summary *s)
 {
 	size_t w[3] = {2, 4, 7}, i, c;
-	char it[32], t[32];
+	char it[32];
+	struct buf t = {0};
 	bool first = true;
 
 	for (i = 0; i < s->n_runs; i++) {
@@ -208,12 +210,13 @@ print_table(const struct summary *s)
 			snprintf(it, sizeof(it), "%d/%d", r->iteration, r->step);
 		else
 			snprintf(it, sizeof(it), "%d", r->iteration);
+		t.len = 0;
 		if (r->duration_s >= 0)
-			snprintf(t, sizeof(t), "%.1fs", r->duration_s);
+			fmt_seconds(&t, r->duration_s);
 		else
-			snprintf(t, sizeof(t), "-");
+			buf_putc(&t, '-');
 		printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2],
-		       outcome_name(r->outcome), t);
+		       outcome_name(r->outcome), buf_str(&t));
 	}
 	printf("%zu run%s", s->n_runs, s->n_runs == 1 ? "" : "s");
 	for (c = 0; c < OUTCOME_COUNT; c++) {
@@ -223,6 +226,7 @@ print_table(const struct summary *s)
 		first = false;
 	}
 	printf("\n");
+	buf_free(&t);
 }
 
 int

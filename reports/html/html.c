@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reports/format.h"
 #include "reports/html/html.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
@@ -63,15 +64,15 @@ run_name(struct buf *out, const struct run_report *r)
 		buf_printf(out, " step %d", r->step);
 }
 
-/* "9.22 GB/s" */
+/* "9.22 GB/s", "8 GiB" */
 static void
 value(struct buf *out, const struct metric *m)
 {
-	buf_printf(out, "%.4g", m->value);
-	if (m->unit && *m->unit) {
-		buf_putc(out, ' ');
-		esc(out, m->unit);
-	}
+	struct buf t = {0};
+
+	fmt_value(&t, m->value, m->unit);
+	esc(out, buf_str(&t));
+	buf_free(&t);
 }
 
 static void
@@ -100,7 +101,12 @@ check_text(struct buf *out, const struct metric *m)
 
 	buf_printf(out, "<td class=\"%s\">%s", check_class(m), names[m->check]);
 	if (m->ref) {
-		buf_printf(out, " (reference %.4g", m->ref->value);
+		struct buf t = {0};
+
+		fmt_value(&t, m->ref->value, m->ref->unit ? m->ref->unit : m->unit);
+		buf_puts(out, " (reference ");
+		esc(out, buf_str(&t));
+		buf_free(&t);
 		if (!isinf(m->ref->lower))
 			buf_printf(out, ", -%.0f%%", -100 * m->ref->lower);
 		if (!isinf(m->ref->upper))
@@ -174,7 +180,7 @@ results_date(const struct summary *s)
 }
 
 static void
-index_page(const struct summary *s, const char *const *stems, struct buf *out)
+index_page(const struct summary *s, const char *const *stems, bool history, struct buf *out)
 {
 	const char *date = results_date(s);
 	struct buf paths = {0};
@@ -197,7 +203,10 @@ index_page(const struct summary *s, const char *const *stems, struct buf *out)
 	counts(out, s);
 	buf_puts(out, "</td></tr>\n</table>\n<p>Also: <a href=\"summary.md\">summary.md</a>, "
 	              "<a href=\"summary.json\">summary.json</a>, <a href=\"junit.xml\">junit.xml</a>, "
-	              "<a href=\"csv/index.html\">CSV files</a>.</p>\n");
+	              "<a href=\"csv/index.html\">CSV files</a>");
+	if (history)
+		buf_puts(out, ", <a href=\"history.md\">history.md</a> (values against earlier campaigns)");
+	buf_puts(out, ".</p>\n");
 	buf_puts(out, "<table>\n<thead><tr><th>run</th><th>outcome</th><th>reason</th><th>key metrics</th>"
 	              "<th>nodes</th><th>path</th><th>time</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < s->n_runs; i++) {
@@ -214,7 +223,7 @@ index_page(const struct summary *s, const char *const *stems, struct buf *out)
 		esc(out, r->path ? r->path : "");
 		buf_puts(out, "</td><td class=\"num\">");
 		if (r->duration_s >= 0)
-			buf_printf(out, "%.1f s", r->duration_s);
+			fmt_seconds(out, r->duration_s);
 		buf_puts(out, "</td></tr>\n");
 	}
 	buf_puts(out, "</tbody>\n</table>\n</body>\n</html>\n");
@@ -248,8 +257,13 @@ value_row(struct buf *out, const struct metric *m, bool series)
 {
 	buf_puts(out, "<tr><td>");
 	esc(out, m->name);
-	if (series)
-		buf_printf(out, "</td><td class=\"num\">%.9g", m->x);
+	if (series) {
+		buf_puts(out, "</td><td class=\"num\">");
+		if (m->x_name && strcmp(m->x_name, "bytes") == 0)
+			fmt_bytes(out, m->x);
+		else
+			fmt_num(out, m->x);
+	}
 	buf_puts(out, "</td><td class=\"num\">");
 	value(out, m);
 	buf_puts(out, "</td><td>");
@@ -357,7 +371,9 @@ html_write(const char *root, const struct summary *s)
 		arena_free(&a);
 	}
 	page.len = 0;
-	index_page(s, (const char *const *)stems, &page);
+	path.len = 0;
+	buf_printf(&path, "%s/report/history.md", root);
+	index_page(s, (const char *const *)stems, stat(path.data, &st) == 0, &page);
 	path.len = 0;
 	buf_printf(&path, "%s/report/index.html", root);
 	ok = ok && write_file_atomic(path.data, page.data, page.len);
