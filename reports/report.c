@@ -260,7 +260,8 @@ cmd_report(int argc, char **argv)
 	struct timespec plan_t;
 	bool check = false, ok, plan_known, html = true, html_only = false;
 	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
-	size_t i, n_hist = 0, flagged = 0;
+	size_t i, n_hist = 0;
+	struct history_result hr = {0};
 	int rc = 1;
 
 	for (i = 1; i < (size_t)argc; i++) {
@@ -323,7 +324,7 @@ cmd_report(int argc, char **argv)
 	ok = write_out(root, "summary.md", &b) && ok;
 	ok = csv_write(root, &s) && ok;
 	if (n_hist) {
-		flagged = history_check(&s, hist, n_hist, 0.05, &b);
+		history_check(&s, hist, n_hist, 0.05, &b, &hr);
 		ok = write_out(root, "history.md", &b) && ok;
 	}
 	if (html)
@@ -335,10 +336,17 @@ cmd_report(int argc, char **argv)
 	b.len = 0;
 	count_line(&b, &s);
 	printf("kunai: %s (%s/report)\n", b.data, root);
-	if (n_hist)
-		printf("kunai: %zu value%s outside %s history (%s/report/history.md)\n", flagged,
-		       flagged == 1 ? "" : "s", flagged == 1 ? "its" : "their", root);
-	rc = check && (!summary_all_ok(&s) || flagged) ? 1 : 0;
+	if (n_hist && hr.unreadable)
+		printf("kunai: history: %zu of %zu source%s could not be read (%s/report/history.md)\n", hr.unreadable,
+		       n_hist, n_hist == 1 ? "" : "s", root);
+	if (n_hist && !hr.checked)
+		printf("kunai: history: %zu of %d campaigns needed; not checked (%s/report/history.md)\n", hr.campaigns,
+		       hr.needed, root);
+	else if (n_hist)
+		printf("kunai: %zu value%s outside %s history (%s/report/history.md)\n", hr.flagged,
+		       hr.flagged == 1 ? "" : "s", hr.flagged == 1 ? "its" : "their", root);
+	/* a history that could not be judged is no pass */
+	rc = check && (!summary_all_ok(&s) || (n_hist && (hr.flagged || hr.unreadable || !hr.checked))) ? 1 : 0;
 done:
 	free(hist);
 	buf_free(&b);

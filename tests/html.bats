@@ -261,11 +261,25 @@ N
 	"$KUNAI" report "$B" >/dev/null
 	cp -r "$B" "$W/old"
 	run -0 "$KUNAI" compare "$W/old" "$B/report/summary.json"
-	[[ "${lines[-1]}" == "kunai: 14 values in both, 0 only in NEW, 0 only in OLD; 0 regressed beyond their tolerance" ]]
-	sed -i 's/360.20/300.20/; s/361.17/301.17/' "$B/nccl/0/stdout.txt"
+	# nothing regressed: only the count (the table is behind --all)
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[-1]}" == "kunai: 14 values in both, 0 only in NEW, 0 only in OLD; 0 regressed beyond their tolerance (--all shows every value)" ]]
+	run -0 "$KUNAI" compare --all "$W/old" "$B"
+	[ "${#lines[@]}" -eq 16 ]
+	sed -i 's/360.20/300.20/; s/361.17/301.17/; s/347.5375/340.0/' "$B/nccl/0/stdout.txt"
 	"$KUNAI" report "$B" >/dev/null
 	run -1 "$KUNAI" compare "$W/old" "$B"
-	[[ "$output" == *"nccl max_busbw on node-001"*"361.2"*"335.2"*"-7.2%  REGRESSED"* ]]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[1]}" == "nccl max_busbw on node-001"*"361.2"*"335.2"*"-7.2%  REGRESSED" ]]
+	[[ "${lines[2]}" == "kunai: 14 values in both, 0 only in NEW, 0 only in OLD; 1 regressed beyond their tolerance (--all shows every value)" ]]
+	# the regressions first, worst first: max_busbw 2.2 points past its 5%, avg_busbw 1.2 past 1%
+	run -1 "$KUNAI" compare --tolerance 1 "$W/old" "$B"
+	[ "${#lines[@]}" -eq 4 ]
+	[[ "${lines[1]}" == "nccl max_busbw on node-001"*"-7.2%  REGRESSED" ]]
+	[[ "${lines[2]}" == "nccl avg_busbw on node-001"*"347.5"*"340"*"-2.2%  REGRESSED" ]]
+	run -1 "$KUNAI" compare --all "$W/old" "$B"
+	[ "${#lines[@]}" -eq 16 ]
+	[[ "${lines[1]}" == *"REGRESSED" && "${lines[2]}" != *"REGRESSED" ]]
 	# max_busbw's reference allows 5% down; 10% by hand lets it pass
 	sed -i 's/-0.05, 0.5/-0.10, 0.5/' "$W/c/tests/nccl.toml"
 	ninja -C "$B" report >/dev/null
@@ -281,9 +295,24 @@ N
 	[[ "$output" == *"kunai: 1 value outside its history"* ]]
 	grep -q '| nccl max_busbw on node-001 | 335.2 GB/s | 361.2 .. 361.2, 3 | OUTSIDE its history |' "$B/report/history.md"
 	run -1 "$KUNAI" report "$B" --check --history "$W/h1" "$W/h2" "$W/h3"
-	# two earlier campaigns are not a spread: nothing is flagged
+	grep -q 'href="history.md"' "$B/report/index.html"
+	# two earlier campaigns are not a spread: not checked, and --check does not pass on it
 	run -0 "$KUNAI" report "$B" --history "$W/h1" "$W/h2"
+	[[ "$output" == *"kunai: history: 2 of 3 campaigns needed; not checked"* ]]
+	[[ "$output" != *"outside"* ]]
+	grep -q 'history: 2 of 3 campaigns needed; not checked' "$B/report/history.md"
+	# the values within their history pass --check; not when one source cannot be read
+	sed -i 's/300.20/360.20/; s/301.17/361.17/; s/340.0$/347.5375/' "$B/nccl/0/stdout.txt"
+	sed -i 's/512.0/633.0/' "$B/$G/0/stdout.txt"
+	job train/0 passed 0
+	printf '{"workload":"train_smoke","path":"cpu","epoch_loss":[1.2,0.9],"loss_start":1.4,"loss_end":1.1,"accuracy":0.5,"result":"SUCCESS","failures":[],"host":"node-001"}\n[RESULT] SUCCESS\n' >"$B/train/0/stdout.txt"
+	run -0 "$KUNAI" report "$B" --check
+	run -0 "$KUNAI" report "$B" --check --history "$W/h1" "$W/h2" "$W/h3"
 	[[ "$output" == *"kunai: 0 values outside their history"* ]]
+	run -1 "$KUNAI" report "$B" --check --history "$W/h1" "$W/h2"
+	run -1 "$KUNAI" report "$B" --check --history "$W/h1" "$W/h2" "$W/h3" "$W/nowhere"
+	[[ "$output" == *"kunai: history: 1 of 4 sources could not be read"* ]]
+	grep -q 'Not read:.*nowhere' "$B/report/history.md"
 }
 
 @test "exact and safe: integers stay integers; CSV cells are no formulas; summary.md carries no HTML or link" {
