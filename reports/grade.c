@@ -184,11 +184,13 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	out->exit_code = j.exit_code;
 	if (time_parse_iso8601(j.start_time, &t0) && time_parse_iso8601(j.end_time, &t1) && t1 >= t0)
 		out->duration_s = t1 - t0;
+	out->job_state = j.state;
 	if (!record_outcome(&j, &out->outcome)) {
 		out->outcome = OUTCOME_RUNNING;
 		out->reason = arena_printf(a, "no outcome recorded yet (state %s)", j.state ? j.state : "unknown");
 		goto done;
 	}
+	out->job_outcome = outcome_name(out->outcome);
 	out->reason = out->outcome == OUTCOME_PASSED ? NULL : j.reason ? j.reason : j.outcome;
 	/* the runner names the workload it checked; else the test's template */
 	wname = j.workload ? j.workload : p->tests[r->test].workload;

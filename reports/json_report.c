@@ -356,6 +356,10 @@ report_json(const struct run_report *r, bool series)
 	else
 		cJSON_AddNullToObject(o, "exit_code");
 	add_str_or_null(o, "job_id", r->job_id);
+	/* the scheduler's word beside the graded outcome (a perf-failed run's
+	 * job passed) */
+	add_str_or_null(o, "job_state", r->job_state);
+	add_str_or_null(o, "job_outcome", r->job_outcome);
 	add_str_or_null(o, "start_time", r->start_time);
 	add_str_or_null(o, "end_time", r->end_time);
 	if (r->duration_s >= 0)
@@ -469,6 +473,8 @@ report_from_json(struct arena *a, const cJSON *o, struct run_report *r, struct b
 	r->reason = json_get_str(a, o, "reason");
 	r->has_exit_code = json_get_int(o, "exit_code", &r->exit_code);
 	r->job_id = json_get_str(a, o, "job_id");
+	r->job_state = json_get_str(a, o, "job_state");
+	r->job_outcome = json_get_str(a, o, "job_outcome");
 	r->start_time = json_get_str(a, o, "start_time");
 	r->end_time = json_get_str(a, o, "end_time");
 	r->duration_s = cJSON_IsNumber(d) && isfinite(d->valuedouble) && d->valuedouble >= 0 ? d->valuedouble : -1;

@@ -100,6 +100,9 @@ struct run_report {
 	bool has_exit_code;
 	int exit_code;
 	const char *job_id, *start_time, *end_time;
+	/* the runner's record before grading: the scheduler's last state
+	 * ("COMPLETED", "EXITED") and the outcome it gave ("passed"); NULL: none */
+	const char *job_state, *job_outcome;
 	double duration_s; /* < 0: unknown */
 	const char *workload; /* test_template_name */
 	const char *path;     /* "gpu", "cpu" or NULL (no GPU question) */

@@ -345,3 +345,24 @@ N
 	grep -q '&lt;img src=x onerror=alert(1)&gt; \\\[click\\\](http://evil.example) \\`x\\` a\\|b' "$M"
 	! grep -q '<img\|\[click\]' "$M"
 }
+
+@test "one truth per run: status, the run page and summary.json show the graded outcome, the job's beside it" {
+	gen
+	fabricate
+	# before a report, status has only the runner's word
+	run -0 "$KUNAI" status "$B"
+	[[ "$output" == *"$G  0     passed"* ]]
+	"$KUNAI" report "$B" >/dev/null
+	run -0 "$KUNAI" status "$B"
+	[[ "$output" == *"$G  0     perf-failed (job passed)"*"512 TFLOP/s is 18% below"* ]]
+	[[ "${lines[-1]}" == *" 1 passed,"*" 1 failed,"*" 1 perf-failed,"* ]]
+	[ "$(q "$B/report/summary.json" runs.0.outcome)" = perf-failed ]
+	[ "$(q "$B/report/summary.json" runs.0.job_state)" = EXITED ]
+	[ "$(q "$B/report/summary.json" runs.0.job_outcome)" = passed ]
+	grep -q '<tr><th>scheduler</th><td>EXITED (job passed; graded as above)</td></tr>' "$B"/report/runs/*gemm*.html
+	# a newer result than the report: the runner's word again, until re-graded
+	sleep 0.01
+	job "$G/0" failed 1 '["node-002", "node-003"]'
+	run -0 "$KUNAI" status "$B"
+	[[ "$output" == *"$G  0     failed "* ]]
+}

@@ -284,6 +284,15 @@ run_page(const char *root, const struct run_report *r, const char *stem, bool pl
 	buf_printf(out, "</h1>\n<table>\n<tr><th>outcome</th><td class=\"%s\">%s</td></tr>\n<tr><th>reason</th><td>",
 	           outcome_name(r->outcome), outcome_name(r->outcome));
 	esc(out, r->reason ? r->reason : "");
+	buf_puts(out, "</td></tr>\n<tr><th>scheduler</th><td>");
+	if (r->job_state || r->job_outcome) {
+		esc(out, r->job_state ? r->job_state : "");
+		buf_puts(out, r->job_state ? " (job " : "(job ");
+		esc(out, r->job_outcome ? r->job_outcome : "not ended");
+		buf_puts(out, r->outcome == OUTCOME_PASSED || (r->job_outcome && !strcmp(r->job_outcome, outcome_name(r->outcome)))
+		                  ? ")"
+		                  : "; graded as above)");
+	}
 	buf_puts(out, "</td></tr>\n<tr><th>workload</th><td>");
 	esc(out, r->workload ? r->workload : "");
 	buf_puts(out, "</td></tr>\n<tr><th>path</th><td>");
