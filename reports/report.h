@@ -35,6 +35,10 @@ struct plan_dep {
 struct plan_ref {
 	const char *scope, *metric, *unit;
 	double value, lower, upper;
+	/* sized: only for values measured at a message size (x in bytes) in
+	 * [min_size, max_size] (min_size/max_size set) */
+	bool sized;
+	double min_size, max_size;
 };
 
 struct plan_test {

@@ -366,3 +366,34 @@ N
 	run -0 "$KUNAI" status "$B"
 	[[ "$output" == *"$G  0     failed "* ]]
 }
+
+@test "references by range: a reference for message sizes from 128 MiB applies there only; sizes are located errors" {
+	cat >"$W/c/tests/nccl.toml" <<'T'
+name = "nccl"
+description = "all-reduce"
+test_template_name = "NcclTest"
+[cmd_args]
+subtest_name = "all_reduce_perf"
+[references]
+busbw = { value = 350, lower = -0.05, unit = "GB/s", min_size = "128MiB" }
+T
+	gen
+	fabricate
+	"$KUNAI" report "$B" >/dev/null
+	R=$B/nccl/0/report.json
+	# 64 MiB (333.6 GB/s, 5% low) is outside the range: no reference; 128 MiB is within it
+	[ "$(q "$R" outcome)" = passed ]
+	grep -A12 '"bytes":[[:space:]]*134217728' "$R" | grep -q '"check":[[:space:]]*"ok"'
+	grep -q '"min_size":[[:space:]]*134217728' "$R"
+	! grep -B2 -A12 '"bytes":[[:space:]]*67108864' "$R" | grep -q '"reference"'
+	grep -q 'sizes 128 MiB and up' "$B"/report/runs/*nccl*.html
+	# the array form with a range: [value, lower, "unit", { min_size, max_size }]
+	sed -i 's/^busbw = .*/busbw_inplace = [370, -0.01, "GB\/s", { min_size = 134217728, max_size = "1GiB" }]/' "$W/c/tests/nccl.toml"
+	ninja -C "$B" report >/dev/null
+	[ "$(q "$R" outcome)" = perf-failed ]
+	[ "$(q "$R" reason)" = "busbw_inplace at 128 MiB on node-001 (NVIDIA H100 80GB HBM3): 361.2 GB/s is 2% below the reference 370 GB/s (tolerance 1%)" ]
+	# a size that is none is a located error
+	sed -i 's/max_size = "1GiB"/max_size = "1 GB"/' "$W/c/tests/nccl.toml"
+	run -1 bash -c "cd '$W/c' && '$KUNAI' gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o '$B'"
+	[[ "$output" == *"tests/nccl.toml:7:"*": error: reference 'busbw_inplace': max_size '1 GB' is not a size in bytes"* ]]
+}

@@ -37,6 +37,10 @@ pick(const struct plan_test *t, const char *sys, const struct metric *m)
 		const struct plan_ref *f = &t->refs[i];
 		if (strcmp(f->metric, m->name) != 0)
 			continue;
+		/* a ranged reference is for values at a message size in its range */
+		if (f->sized && (m->x < 0 || !m->x_name || strcmp(m->x_name, "bytes") != 0 || m->x < f->min_size ||
+		                 m->x > f->max_size))
+			continue;
 		if (!f->scope)
 			r = 1;
 		else if (sys && strcmp(f->scope, sys) == 0)

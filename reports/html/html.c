@@ -115,6 +115,13 @@ check_text(struct buf *out, const struct metric *m)
 			buf_puts(out, ", for ");
 			esc(out, m->ref->scope);
 		}
+		if (m->ref->sized) {
+			buf_puts(out, ", sizes ");
+			fmt_bytes(out, m->ref->min_size);
+			buf_puts(out, isinf(m->ref->max_size) ? " and up" : " to ");
+			if (!isinf(m->ref->max_size))
+				fmt_bytes(out, m->ref->max_size);
+		}
 		buf_putc(out, ')');
 	}
 	buf_puts(out, "</td>");
