@@ -147,9 +147,7 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 	if (!have && wl->any_of && wl->any_of[0])
 		grade_demote(out, OUTCOME_FAILED, unreadable ? "stdout.txt cannot be read" : "no stdout.txt");
 	if (g)
-		g(a, r, have ? text.data : "", have ? text.len : 0, out);
-	if (grader_dir_find(wl->grader))
-		grader_dir_find(wl->grader)(a, r, dir, out);
+		g(a, r, dir, have ? text.data : "", have ? text.len : 0, out);
 	buf_free(&text);
 }
 
@@ -277,7 +275,7 @@ needs_plan(struct arena *a, const char *dir)
 		return true;
 	wl = workload_find(j.workload);
 	/* every grader may read thresholds (cmd_args) or references */
-	return wl && (grader_find(wl->grader) || grader_dir_find(wl->grader));
+	return wl && grader_find(wl->grader);
 }
 
 int

@@ -329,9 +329,9 @@ test_kunai(const char *tmp)
 	struct arena a = {0};
 	static size_t runs[] = {0};
 	struct plan_ref refs[] = {
-		{NULL, "bf16_tflops", "TFLOP/s", 100, -0.1, INFINITY},
-		{"H100", "bf16_tflops", "TFLOP/s", 625, -0.1, INFINITY},
-		{"B200", "fp64_tflops", "TFLOP/s", 40, -0.1, INFINITY},
+		{NULL, "bf16_tflops", "TFLOP/s", 100, -0.1, INFINITY, false, 0, INFINITY},
+		{"H100", "bf16_tflops", "TFLOP/s", 625, -0.1, INFINITY, false, 0, INFINITY},
+		{"B200", "fp64_tflops", "TFLOP/s", 40, -0.1, INFINITY, false, 0, INFINITY},
 	};
 	struct plan_test t = {"gemm", "KunaiGemm", NULL, 0, runs, 1, refs, 3};
 	struct plan_run r = {"gemm/0", "gemm", 0, 0, 0, NULL, 0};
