@@ -604,6 +604,7 @@ json_write_summary(const struct summary *s, struct buf *out)
 		if (s->runs[i].duration_s > 0)
 			total += s->runs[i].duration_s;
 	cJSON_AddNumberToObject(o, "duration_s", total);
+	add_str_or_null(o, "note", s->note);
 	runs = cJSON_AddArrayToObject(o, "runs");
 	for (i = 0; i < s->n_runs; i++)
 		cJSON_AddItemToArray(runs, report_json(&s->runs[i], false));
@@ -628,6 +629,7 @@ json_load_summary(struct arena *a, const char *path, struct summary *s)
 	}
 	s->scenario = json_get_str(a, root, "scenario");
 	s->system = json_get_str(a, root, "system");
+	s->note = json_get_str(a, root, "note");
 	runs = json_item(root, "runs");
 	s->runs = arena_alloc(a, ((size_t)cJSON_GetArraySize(runs) + 1) * sizeof(*s->runs));
 	cJSON_ArrayForEach(r, json_children(runs, false)) {

@@ -182,6 +182,40 @@ summary_paths(const struct summary *s, struct buf *out)
 		buf_printf(out, "mixed: %zu run%s on GPUs, %zu on the CPU path (no GPU)", gpu, gpu == 1 ? "" : "s", cpu);
 }
 
+void
+summary_note(const struct summary *s, struct buf *out)
+{
+	size_t gpu = 0, cpu = 0, passed = 0, unref = 0, i, j;
+	size_t start = out->len;
+
+	for (i = 0; i < s->n_runs; i++) {
+		const struct run_report *r = &s->runs[i];
+		bool checked = false;
+		if (r->path && strcmp(r->path, "gpu") == 0)
+			gpu++;
+		else if (r->path)
+			cpu++;
+		if (r->outcome != OUTCOME_PASSED)
+			continue;
+		passed++;
+		for (j = 0; j < r->n_metrics && !checked; j++)
+			checked = r->metrics[j].check != CHECK_NONE;
+		unref += !checked;
+	}
+	if (cpu && !gpu)
+		buf_puts(out, "CPU path: no GPU was used");
+	else if (cpu)
+		buf_printf(out, "CPU path: %zu run%s measured on the CPU, no GPU", cpu, cpu == 1 ? "" : "s");
+	if (unref) {
+		buf_puts(out, out->len > start ? "; " : "");
+		buf_puts(out, "passed = ran and gave correct results; ");
+		if (unref == passed)
+			buf_puts(out, "no performance reference was checked");
+		else
+			buf_printf(out, "%zu of %zu passed runs had no performance reference", unref, passed);
+	}
+}
+
 /* "4 runs: 1 passed, 3 not-run" */
 static void
 count_line(struct buf *out, const struct summary *s)
@@ -315,6 +349,9 @@ cmd_report(int argc, char **argv)
 	report_mark_skipped(&a, &p, s.runs);
 	for (i = 0; i < p.n_runs; i++)
 		s.counts[s.runs[i].outcome]++;
+	summary_note(&s, &b);
+	s.note = b.len ? arena_strdup(&a, b.data) : NULL;
+	b.len = 0;
 
 	json_write_summary(&s, &b);
 	ok = write_out(root, "summary.json", &b) && ok;
@@ -336,6 +373,8 @@ cmd_report(int argc, char **argv)
 	b.len = 0;
 	count_line(&b, &s);
 	printf("kunai: %s (%s/report)\n", b.data, root);
+	if (s.note)
+		printf("kunai: %s\n", s.note);
 	if (n_hist && hr.unreadable)
 		printf("kunai: history: %zu of %zu source%s could not be read (%s/report/history.md)\n", hr.unreadable,
 		       n_hist, n_hist == 1 ? "" : "s", root);

@@ -120,6 +120,10 @@ struct run_report {
 /* report/summary.json. */
 struct summary {
 	const char *scenario, *system, *date;
+	/* what "passed" means here, when it is less than it sounds: the CPU
+	 * path was used, no performance reference was checked (summary_note);
+	 * NULL: nothing to say */
+	const char *note;
 	size_t counts[OUTCOME_COUNT];
 	struct run_report *runs;
 	size_t n_runs;
@@ -242,6 +246,13 @@ void report_mark_skipped(struct arena *a, const struct plan *p, struct run_repor
 bool summary_all_ok(const struct summary *s);
 /* Appends whether the runs measured GPUs or the CPU path. */
 void summary_paths(const struct summary *s, struct buf *out);
+/* Appends what a pass means in s when it is less than it sounds: "CPU
+ * path: no GPU was used", "passed = ran and gave correct results; no
+ * performance reference was checked" (or how many passed runs had none),
+ * joined by "; "; nothing when every pass was on GPUs against a reference.
+ * Reads the runs' values (references checked), so call it on the graded
+ * reports, before their series are dropped. */
+void summary_note(const struct summary *s, struct buf *out);
 
 /* ---- report_junit.c ---------------------------------------------------------- */
 

@@ -360,6 +360,8 @@ N
 	[ "$(q "$B/report/summary.json" runs.0.job_state)" = EXITED ]
 	[ "$(q "$B/report/summary.json" runs.0.job_outcome)" = passed ]
 	grep -q '<tr><th>scheduler</th><td>EXITED (job passed; graded as above)</td></tr>' "$B"/report/runs/*gemm*.html
+	# a pass measured against a reference on GPUs needs no note; the CPU path does
+	[ "$(q "$B/report/summary.json" note)" = "CPU path: 1 run measured on the CPU, no GPU" ]
 	# a newer result than the report: the runner's word again, until re-graded
 	sleep 0.01
 	job "$G/0" failed 1 '["node-002", "node-003"]'

@@ -328,6 +328,9 @@ cmd_run(int argc, char **argv)
 		       "every run again (or `ninja -C %s -t clean run`, then `ninja -C %s -k 0 run`)\n",
 		       date ? date : "no finished run", dir.data, dir.data);
 	}
+	/* last: what "passed" means here (the CPU path, no reference) */
+	if (s.note)
+		printf("kunai: %s\n", s.note);
 	rc = summary_all_ok(&s) ? 0 : 1;
 done:
 	free(gargv);
