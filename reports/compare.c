@@ -205,10 +205,16 @@ by_severity(const void *a, const void *b)
 static void
 print_delta(const struct delta *d, struct buf *line)
 {
+	struct buf o = {0}, n = {0};
+
 	line->len = 0;
 	where(line, d->n);
-	printf("%-60s %12.4g %12.4g %+7.1f%%  %s\n", line->data, d->ov, d->nv, 100 * d->change,
+	fmt_num(&o, d->ov);
+	fmt_num(&n, d->nv);
+	printf("%-60s %12s %12s %+7.1f%%  %s\n", line->data, o.data, n.data, 100 * d->change,
 	       d->worse ? "REGRESSED" : d->better ? "better" : "same");
+	buf_free(&o);
+	buf_free(&n);
 }
 
 int

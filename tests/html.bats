@@ -161,7 +161,9 @@ N
 	fabricate
 	ninja -C "$B" report >/dev/null
 	for f in "$B"/report/plots/*.svg; do grep -q '<svg' "$f"; done
-	[ "$(ls "$B"/report/plots | wc -l)" = 3 ]
+	# a plot per run, and an overlay per test
+	[ "$(ls "$B"/report/plots | grep -vc '^test-')" = 3 ]
+	[ "$(ls "$B"/report/plots | grep -c '^test-')" = 3 ]
 	grep -q 'node-003 GPU 1' "$B"/report/plots/1-*.svg
 	touch -d '2000-01-01' "$W/mark"
 	find "$B" -newer "$W/mark" -type f | sort >"$W/before"
@@ -169,13 +171,13 @@ N
 	touch "$W/mark"
 	run -0 ninja -C "$B" report
 	[ -z "$(find "$B" -newer "$W/mark" -type f ! -name .ninja_log ! -name .ninja_deps)" ]
-	# a changed result redraws that run's plot only
+	# a changed result redraws that run's plot and its test's overlay only
 	sleep 1
 	touch "$W/mark"
 	sed -i 's/360.20/370.20/' "$B/nccl/0/stdout.txt"
 	ninja -C "$B" report >/dev/null
-	changed=$(find "$B/report/plots" -newer "$W/mark" -type f)
-	[ "$changed" = "$B/report/plots/2-nccl-0.svg" ]
+	changed=$(find "$B/report/plots" -newer "$W/mark" -type f | sort | tr '\n' ' ')
+	[[ "$changed" == "$B/report/plots/2-nccl-0.svg $B/report/plots/test-nccl-"*".svg " ]]
 }
 
 @test "without gnuplot the plot says so and the build goes on" {
@@ -398,4 +400,33 @@ T
 	sed -i 's/max_size = "1GiB"/max_size = "1 GB"/' "$W/c/tests/nccl.toml"
 	run -1 bash -c "cd '$W/c' && '$KUNAI' gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o '$B'"
 	[[ "$output" == *"tests/nccl.toml:7:"*": error: reference 'busbw_inplace': max_size '1 GB' is not a size in bytes"* ]]
+}
+
+@test "overlays: one plot per test with every run on it, the perf-failed one red and named, the reference dashed" {
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+	sed -i '/^id = "nccl"/a iterations = 4' "$W/c/scenario.toml"
+	gen
+	fabricate
+	for i in 1 2 3; do
+		job "nccl/$i" passed 0 "\"node-00$((i + 1))\""
+		sed "s/node-001/node-00$((i + 1))/" "$B/nccl/0/stdout.txt" >"$B/nccl/$i/stdout.txt"
+	done
+	sed -i 's/360.20/200.20/; s/361.17/201.17/; s/333.55/190.55/; s/335.23/191.23/' "$B/nccl/3/stdout.txt"
+	grep -q 'build report/plots/test-nccl-[0-9a-f]*\.svg: plot_test report/summary.json | nccl/0/report.json nccl/1/report.json nccl/2/report.json nccl/3/report.json' "$B/build.ninja"
+	run ninja -C "$B" report
+	O=$(ls "$B"/report/plots/test-nccl-*.svg)
+	xmllint --noout "$O"
+	# every node's curve, the slow one named with its outcome, the reference line
+	for n in node-001 node-002 node-003 'node-004 (perf-failed)' 'reference max_busbw 300 GB/s -5%'; do grep -q ">$n<" "$O"; done
+	grep -q "<img src=\"plots/$(basename "$O")\"" "$B/report/index.html"
+	# GEMM: bars of every GPU, the one that fell short named
+	G2=$(ls "$B"/report/plots/test-gemm*.svg)
+	grep -q '>node-003 GPU 1 (perf-failed)<' "$G2"
+	grep -q '>reference 625 TFLOP/s -10%, H100<' "$G2"
+	! grep -q '>reference 1800' "$G2" # B200's: no value was measured on one
+	# the highlighted runs are an input of the drawing: a no-op report leaves the plots alone
+	t=$(stat -c %Y "$O")
+	sleep 1
+	ninja -C "$B" report >/dev/null
+	[ "$(stat -c %Y "$O")" = "$t" ]
 }

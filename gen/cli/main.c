@@ -124,12 +124,13 @@ static const struct command commands[] = {
 	 "every command succeeded. Exit status 0 iff it passed.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
-	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg",
+	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg | plot KIND --test ID OUT.svg",
 	 "Draw one run's plot with gnuplot (what the plot edges of `ninja report`\n"
 	 "run): KIND is busbw (bus bandwidth per message size), gemm (TFLOP/s per\n"
-	 "GPU per node), loss (training loss per epoch), osu or ucc. OUT is\n"
-	 "replaced only when its bytes change. Without gnuplot OUT is an SVG that\n"
-	 "says so.\n"},
+	 "GPU per node), loss (training loss per epoch), osu or ucc. With --test\n"
+	 "(in the build dir): every run of test ID on one plot, the perf-failed\n"
+	 "ones red and named, the test's references dashed. OUT is replaced only\n"
+	 "when its bytes change. Without gnuplot OUT is an SVG that says so.\n"},
 	{"compare", cmd_compare, "compare [--all] [--tolerance PCT] OLD NEW",
 	 "Compare two campaigns' results (build dirs, or their report/summary.json):\n"
 	 "every whole-run value of NEW (per test, step, metric, node and GPU; the\n"

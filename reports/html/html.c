@@ -187,7 +187,8 @@ results_date(const struct summary *s)
 }
 
 static void
-index_page(const struct summary *s, const char *const *stems, bool history, struct buf *out)
+index_page(const struct summary *s, const char *const *stems, bool history, const char *overlays,
+           struct buf *out)
 {
 	const char *date = results_date(s);
 	struct buf paths = {0};
@@ -214,6 +215,8 @@ index_page(const struct summary *s, const char *const *stems, bool history, stru
 	if (history)
 		buf_puts(out, ", <a href=\"history.md\">history.md</a> (values against earlier campaigns)");
 	buf_puts(out, ".</p>\n");
+	if (overlays && *overlays)
+		buf_printf(out, "<h2>every run of a test on one plot</h2>\n%s", overlays);
 	buf_puts(out, "<table>\n<thead><tr><th>run</th><th>outcome</th><th>reason</th><th>key metrics</th>"
 	              "<th>nodes</th><th>path</th><th>time</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < s->n_runs; i++) {
@@ -347,10 +350,45 @@ run_page(const char *root, const struct run_report *r, const char *stem, bool pl
 	buf_puts(out, "</body>\n</html>\n");
 }
 
+/* The overlay plot of each test that has one (report/plots/test-*.svg,
+ * drawn by its ninja edge), in the order the tests first appear. */
+static void
+overlay_imgs(const char *root, const struct summary *s, struct buf *out)
+{
+	struct buf stem = {0}, path = {0};
+	const char **seen = xcalloc(s->n_runs + 1, sizeof(*seen));
+	size_t i, j, n = 0;
+	struct stat st;
+
+	for (i = 0; i < s->n_runs; i++) {
+		const struct run_report *r = &s->runs[i];
+		/* a test's runs are mostly together: few ids to look through */
+		for (j = n; j > 0 && strcmp(seen[j - 1], r->id) != 0; j--)
+			;
+		if (j > 0)
+			continue;
+		seen[n++] = r->id;
+		if (!r->workload || !workload_plot(workload_find(r->workload)))
+			continue;
+		stem.len = 0;
+		workload_test_stem(r->id, &stem);
+		path.len = 0;
+		buf_printf(&path, "%s/report/plots/%s.svg", root, stem.data);
+		if (stat(path.data, &st) != 0)
+			continue;
+		buf_printf(out, "<p><img src=\"plots/%s.svg\" alt=\"every run of ", stem.data);
+		xml_escape(out, r->id, strlen(r->id), true);
+		buf_puts(out, "\"/></p>\n");
+	}
+	free(seen);
+	buf_free(&stem);
+	buf_free(&path);
+}
+
 bool
 html_write(const char *root, const struct summary *s)
 {
-	struct buf page = {0}, path = {0}, stem = {0};
+	struct buf page = {0}, path = {0}, stem = {0}, over = {0};
 	char **stems = xcalloc(s->n_runs + 1, sizeof(*stems));
 	struct stat st;
 	bool ok = true;
@@ -387,9 +425,10 @@ html_write(const char *root, const struct summary *s)
 		arena_free(&a);
 	}
 	page.len = 0;
+	overlay_imgs(root, s, &over);
 	path.len = 0;
 	buf_printf(&path, "%s/report/history.md", root);
-	index_page(s, (const char *const *)stems, stat(path.data, &st) == 0, &page);
+	index_page(s, (const char *const *)stems, stat(path.data, &st) == 0, over.data, &page);
 	path.len = 0;
 	buf_printf(&path, "%s/report/index.html", root);
 	ok = ok && write_file_atomic(path.data, page.data, page.len);
@@ -399,5 +438,6 @@ html_write(const char *root, const struct summary *s)
 	buf_free(&page);
 	buf_free(&path);
 	buf_free(&stem);
+	buf_free(&over);
 	return ok;
 }

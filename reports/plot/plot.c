@@ -291,8 +291,12 @@ cmd_plot(int argc, char **argv)
 	size_t rows = 0;
 	int rc = 1;
 
+	if (argc == 5 && strcmp(argv[2], "--test") == 0)
+		return plot_test_cmd(argv[1], argv[3], argv[4]);
 	if (argc != 4) {
-		fputs("usage: kunai plot KIND DIR/report.json OUT.svg   (KIND: busbw, gemm, loss, osu, ucc)\n", stderr);
+		fputs("usage: kunai plot KIND DIR/report.json OUT.svg   (KIND: busbw, gemm, loss, osu, ucc)\n"
+		      "       kunai plot KIND --test ID OUT.svg         (every run of test ID, in the build dir)\n",
+		      stderr);
 		return 2;
 	}
 	buf_printf(&tmp, "%s.tmp", argv[3]);
