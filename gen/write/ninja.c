@@ -322,6 +322,11 @@ ninja_write_local(const struct campaign *c, const char *kunai, const char *rules
 	ninja_escape_value(b, kunai);
 	buf_puts(b, "\nrulesdir = ");
 	ninja_escape_value(b, rulesdir);
+	/* CloudAI's $PWD, which `kunai job` hands to the job: a shell word */
+	buf_puts(b, "\nlaunch_dir = ");
+	sh_quote(&cmd, cwd);
+	ninja_escape_value(b, cmd.data);
+	cmd.len = 0;
 	buf_puts(b, "\n\n");
 
 	/* the regenerate edge reruns the original command from where it ran */

@@ -29,7 +29,7 @@ usage_job(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputs("\nusage: kunai job run|start --scheduler standalone|slurm|kubernetes [--workload NAME]\n"
 	      "         [--time-limit SEC] [--after-start DIR:DELAY]... [--stop-with ID]...\n"
-	      "         [--delay SEC] [--retries N] [--poll-max SEC]\n"
+	      "         [--delay SEC] [--retries N] [--poll-max SEC] [--launch-dir DIR]\n"
 	      "         [--node-group PARTITION:GROUP:N:NODES]... [--also-nodes NODES] [--exclude-nodes NODES]\n"
 	      "         DIR|DIR/kunai.stamp\n"
 	      "The run's script may carry these options on #KUNAI lines at its top (gen\n"
@@ -107,6 +107,13 @@ option(struct job *j, const char *a, const char *val)
 			return usage_job("--node-group '%s': PARTITION:GROUP:N:NODES expected", val);
 		n[j->n_node_groups++] = val;
 		j->node_groups = n;
+	} else if (strcmp(a, "--launch-dir") == 0) {
+		/* CloudAI's $PWD (the dir kunai gen ran in), which the job's
+		 * script reads from the environment sbatch or bash inherit */
+		if (val[0] != '/')
+			return usage_job("--launch-dir '%s': an absolute path expected", val);
+		if (setenv(SH_LAUNCH_VAR, val, 1) != 0)
+			return usage_job("--launch-dir '%s': cannot set the environment", val);
 	} else if (strcmp(a, "--also-nodes") == 0) {
 		j->also_nodes = val;
 	} else if (strcmp(a, "--exclude-nodes") == 0) {
