@@ -136,6 +136,8 @@ script_directives(struct buf *out, const struct run *r)
 	size_t j;
 
 	buf_printf(out, "#KUNAI --workload %s", r->def->wl->name);
+	if (r->c->single_sbatch)
+		buf_puts(out, " --single-sbatch single_sbatch.sh");
 	if (r->time_limit > 0)
 		buf_printf(out, " --time-limit %ld", r->time_limit);
 	for (j = 0; j < r->n_deps; j++) {
