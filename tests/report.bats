@@ -429,10 +429,10 @@ run_campaign() {
 	run run_campaign
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"kunai: 2 runs of scenario 'rep' in $B"* ]]
-	[[ "$output" == *"kunai: results in $B"* ]]
+	[[ "$output" == *"kunai: report: $B/report/index.html"* ]]
 	[[ "$output" == *"ok  0     passed   4.0s"* ]]
 	[[ "$output" == *"ok  1     passed   4.0s"* ]]
-	[ "${lines[-1]}" = "2 runs: 2 passed" ]
+	[ "${lines[-1]}" = "kunai: 2 runs: 2 passed" ]
 	[ -f "$B/report/junit.xml" ]
 	# the runner learns the pid of kunai run, which is ninja's parent
 	read -r driver ninja_parent <"$B/ok/0/driver"
@@ -440,7 +440,8 @@ run_campaign() {
 	# the second time there is nothing to do and the result is the same
 	run run_campaign
 	[ "$status" -eq 0 ]
-	[[ "${lines[-1]}" == "kunai: nothing needed running: the results are from "*"; \`kunai run --rerun ...\` runs every run again"* ]]
+	[[ "${lines[-3]}" == "kunai: nothing needed running: the results are from "*"; \`kunai run --rerun ...\` runs every run again"* ]]
+	[ "${lines[-1]}" = "kunai: 2 runs: 2 passed" ]
 	# not a terminal: a line per finished run
 	run -0 run_campaign --rerun
 	[[ "$output" == *"kunai: [1/2] ok/0 passed"*"kunai: [2/2] ok/1 passed"* ]]
@@ -457,7 +458,7 @@ run_campaign() {
 	[ "$(q "$S" counts.skipped)" = 2 ]
 	[ "$(q "$S" counts.passed)" = 6 ]
 	[[ "$output" == *"bad     1     skipped"* ]]
-	[ "${lines[-1]}" = "9 runs: 6 passed, 1 failed, 2 skipped" ]
+	[ "${lines[-1]}" = "kunai: 9 runs: 6 passed, 1 failed, 2 skipped" ]
 }
 
 @test "kunai run: SIGTERM reaches ninja and its runs; no report, exit 143" {
