@@ -651,5 +651,5 @@ test_name = "long"
 	status=0; wait "$NPID" || status=$?
 	[ "$status" -ne 0 ]
 	[ "$(jf "$B/y/0/job.json" outcome)" = cancelled ]
-	[ -z "$(squeue -h -j "$(cat "$B/single/job")" 2>/dev/null)" ] || { sleep 2; [ -z "$(squeue -h -j "$(cat "$B/single/job")")" ]; }
+	[ -z "$(squeue -h -j "$(cat "$B/.kunai/single/job")" 2>/dev/null)" ] || { sleep 2; [ -z "$(squeue -h -j "$(cat "$B/.kunai/single/job")")" ]; }
 }

@@ -1,7 +1,7 @@
 /* job_single.c: `kunai gen --single-sbatch`: every run of the scenario as
  * job steps of one Slurm allocation. The allocation's batch script (gen
  * writes it at the build dir's top) runs the run dirs queued in
- * single/queue/ one after the other, each with the run's own script, and
+ * .kunai/single/queue/ one after the other, each with the run's own script, and
  * ends once nothing was queued for a while. `kunai job` queues its run when
  * ninja starts it (ninja starts a run only after its dependencies, so the
  * queue is in dependency order), submits the allocation first when none is
@@ -26,7 +26,7 @@ enum {
 	REQUEUE_TRIES = 3, /* the allocation ended before it took the run */
 };
 
-#define SINGLE_DIR "single"
+#define SINGLE_DIR ".kunai/single"
 #define QUEUE_DIR SINGLE_DIR "/queue"
 
 /* The allocation's state from squeue ("" when squeue no longer lists it),
@@ -79,7 +79,7 @@ queued(struct job *j, struct buf *p)
 	return found;
 }
 
-/* Queues j's run dir for the allocation: single/<name>.tmp renamed into
+/* Queues j's run dir for the allocation: .kunai/single/<name>.tmp renamed into
  * the queue, named by the time so that the queue's order is ninja's. */
 static bool
 enqueue(struct job *j)
@@ -110,7 +110,8 @@ single_submit(struct job *j, bool *retryable)
 	bool ok = false;
 
 	*retryable = false;
-	if ((mkdir(SINGLE_DIR, 0777) != 0 && errno != EEXIST) || (mkdir(QUEUE_DIR, 0777) != 0 && errno != EEXIST) ||
+	if ((mkdir(".kunai", 0777) != 0 && errno != EEXIST) || (mkdir(SINGLE_DIR, 0777) != 0 && errno != EEXIST) ||
+	    (mkdir(QUEUE_DIR, 0777) != 0 && errno != EEXIST) ||
 	    (fd = open(SINGLE_DIR "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0) {
 		warn("%s: %s:", j->dir, SINGLE_DIR);
 		j->info.state = "SUBMIT_FAILED";
