@@ -79,6 +79,30 @@ values() {
 	[ "$n" -eq 16 ]
 }
 
+@test "live values: env_vars.sh, sourced where the command runs, gives CloudAI's export K=\"V\" values" {
+	cp -R "$CASE" "$T/launch"
+	(cd "$T/launch" && "$KUNAI" gen --system-config system.toml --tests-dir tests \
+		--test-scenario scenario.toml -o "$T/out") >/dev/null
+	local run cl kl
+	for run in dynamo/0 Tests.alltoallv/0; do
+		# CloudAI writes f'export {key}="{value}"' there, for the same values
+		cl=$(sed -n "/^\[${run//\//\\/}\]\$/,/^\[/p" "$CASE/cloudai.lines" | grep '^export ' |
+			grep -v '^export SLURM_JOB_MASTER_NODE=' | sed 's/^export \([A-Z_]*\)=\(.*\)$/export \1="\2"/')
+		kl=$(grep -E "^export ($(printf '%s\n' "$cl" | sed -n 's/^export \([A-Z_]*\)=.*/\1/p' | paste -sd'|'))=" \
+			"$T/out/$run/env_vars.sh")
+		# both in the same place: a container's working dir
+		mkdir -p "$T/container"
+		values "$T/container" "$T/out/$run" "$T/out/install" "$T/launch" "$cl" >"$T/cloudai.out"
+		values "$T/container" "$T/out/$run" "$T/out/install" "$T/launch" "$kl" >"$T/kunai.out"
+		diff -u "$T/cloudai.out" "$T/kunai.out"
+		[ "$(wc -l <"$T/kunai.out")" -ge 3 ]
+		[ "$run" != dynamo/0 ] || {
+			grep -qx 'DYNAMO_NODELIST=\[gpu-01,gpu-02,\]' "$T/kunai.out"
+			grep -qx "LAUNCH_CONF=\[$T/container/conf\]" "$T/kunai.out"
+		}
+	done
+}
+
 @test "live values: two checkouts write the same scripts; the launch dir is local.ninja's alone" {
 	cp -R "$CASE" "$T/one"
 	cp -R "$CASE" "$T/two"
