@@ -653,3 +653,24 @@ test_name = "long"
 	[ "$(jf "$B/y/0/job.json" outcome)" = cancelled ]
 	[ -z "$(squeue -h -j "$(cat "$B/.kunai/single/job")" 2>/dev/null)" ] || { sleep 2; [ -z "$(squeue -h -j "$(cat "$B/.kunai/single/job")")" ]; }
 }
+
+@test "plain: --single-sbatch: a step past its own time limit is outcome timeout, and the next step runs" {
+	use plain
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "long"
+time_limit = "4s"
+[[Tests]]
+id = "y"
+test_name = "quick"
+time_limit = "1m"'
+	gen_single "$C" "$B"
+	KUNAI_SINGLE_IDLE=1 run "$NINJA" -C "$B" -j 1 -k 0 run
+	[ "$status" -ne 0 ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = timeout ] && [ "$(jf "$B/x/0/job.json" state)" = TIMEOUT ]
+	[ "$(jf "$B/y/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/y/0/job.json" job_id)" = "$(jf "$B/x/0/job.json" job_id)" ]
+	live_jobs
+}

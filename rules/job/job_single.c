@@ -71,7 +71,8 @@ queued(struct job *j, struct buf *p)
 		p->len = 0;
 		buf_printf(p, QUEUE_DIR "/%s", e->d_name);
 		text.len = 0;
-		found = job_slurp(p->data, &text) && strcmp(buf_str(&text), j->dir) == 0;
+		found = job_slurp(p->data, &text) && strncmp(buf_str(&text), j->dir, strlen(j->dir)) == 0 &&
+		        text.data[strlen(j->dir)] == '\n';
 	}
 	if (d)
 		closedir(d);
@@ -84,16 +85,19 @@ queued(struct job *j, struct buf *p)
 static bool
 enqueue(struct job *j)
 {
-	struct buf tmp = {0}, dst = {0};
+	struct buf tmp = {0}, dst = {0}, entry = {0};
 	struct timeval tv;
 	bool ok;
 
+	/* the run dir and its time limit, which the allocation enforces */
+	buf_printf(&entry, "%s\n%ld\n", j->dir, j->time_limit);
 	gettimeofday(&tv, NULL);
 	buf_printf(&tmp, SINGLE_DIR "/%011ld%06ld-%ld.tmp", (long)tv.tv_sec, (long)tv.tv_usec, (long)getpid());
 	buf_printf(&dst, QUEUE_DIR "/%011ld%06ld-%ld", (long)tv.tv_sec, (long)tv.tv_usec, (long)getpid());
-	ok = write_file_atomic(tmp.data, j->dir, strlen(j->dir)) && rename(tmp.data, dst.data) == 0;
+	ok = write_file_atomic(tmp.data, entry.data, entry.len) && rename(tmp.data, dst.data) == 0;
 	if (!ok)
 		warn("%s: cannot queue the run for the allocation (%s):", j->dir, dst.data);
+	buf_free(&entry);
 	buf_free(&tmp);
 	buf_free(&dst);
 	return ok;
@@ -157,14 +161,20 @@ out:
 	return ok;
 }
 
-/* The run's end from its exit record. */
+/* The run's end from its exit record: TERM (143) or KILL (137) once its
+ * time limit had passed is the allocation's `timeout` ending the step. */
 static void
 from_record(struct job *j, const char *rec)
 {
+	double t0, now = job_now();
+
 	j->info.exit_code = atoi(rec);
 	j->info.has_exit_code = true;
 	j->info.state = j->info.exit_code ? "FAILED" : "COMPLETED";
-	j->info.end_time = job_iso(&j->arena, job_now());
+	if ((j->info.exit_code == 143 || j->info.exit_code == 137) && j->time_limit > 0 && j->info.start_time &&
+	    job_iso_parse(j->info.start_time, &t0) && now - t0 >= (double)j->time_limit - 1)
+		j->info.state = "TIMEOUT";
+	j->info.end_time = job_iso(&j->arena, now);
 }
 
 enum job_wait
