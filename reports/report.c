@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "reports/compare.h"
 #include "reports/html/html.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 
 /* Does a predecessor's result keep its dependants from starting?
@@ -273,7 +275,8 @@ cmd_report(int argc, char **argv)
 	bool check = false, ok, plan_known, html = true, html_only = false;
 	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
 	size_t i, n_hist = 0, flagged = 0;
-	int rc = 1;
+	struct stat st;
+	int rc = 1, lockfd = -1;
 
 	for (i = 1; i < (size_t)argc; i++) {
 		if (strcmp(argv[i], "--check") == 0)
@@ -317,6 +320,18 @@ cmd_report(int argc, char **argv)
 	b.len = 0;
 	if (!ok)
 		goto done;
+	/* shared with the runner and other reports, not under a kunai gen */
+	if ((lockfd = lock_take(root, false, "report")) < 0) {
+		ok = false;
+		goto done;
+	}
+	buf_printf(&b, "%s/report", root);
+	if (lstat(b.data, &st) == 0 && S_ISLNK(st.st_mode)) {
+		warn("%s is a symbolic link; kunai does not write through links (remove it)", b.data);
+		ok = false;
+		goto done;
+	}
+	b.len = 0;
 	s.scenario = p.scenario;
 	s.system = p.system;
 	s.n_runs = p.n_runs;
@@ -352,6 +367,8 @@ cmd_report(int argc, char **argv)
 		       flagged == 1 ? "" : "s", flagged == 1 ? "its" : "their", root);
 	rc = check && (!summary_all_ok(&s) || flagged) ? 1 : 0;
 done:
+	if (lockfd >= 0)
+		close(lockfd);
 	free(hist);
 	buf_free(&b);
 	arena_free(&a);

@@ -1,8 +1,10 @@
-/* util.c: memory, strings, buffers, diagnostics and atomic file output. */
+/* util.c: memory, strings, buffers, diagnostics, numbers and hashes (the arena
+ * and growing arrays: arena.c; whole files in and out: file.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +13,6 @@
 #include <unistd.h>
 
 #include "util.h"
-
-struct arena_block {
-	struct arena_block *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-enum { ARENA_BLOCK = 1 << 20 };
 
 static void
 oom(void)
@@ -61,93 +55,13 @@ xstrdup(const char *s)
 	return memcpy(xmalloc(n), s, n);
 }
 
-void *
-arena_alloc(struct arena *a, size_t n)
-{
-	struct arena_block *b = a->head;
-	size_t align = _Alignof(max_align_t);
-	void *p;
-
-	n = (n + align - 1) & ~(align - 1);
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
-		if (cap > SIZE_MAX - sizeof(*b))
-			oom();
-		b = xmalloc(sizeof(*b) + cap);
-		b->cap = cap;
-		b->used = 0;
-		if (n > ARENA_BLOCK / 4 && a->head) {
-			/* keep filling the current block; chain the big one behind it */
-			b->next = a->head->next;
-			a->head->next = b;
-		} else {
-			b->next = a->head;
-			a->head = b;
-		}
-		a->total += cap;
-	}
-	p = (char *)b->data + b->used;
-	b->used += n;
-	memset(p, 0, n);
-	return p;
-}
-
-char *
-arena_strndup(struct arena *a, const char *s, size_t n)
-{
-	char *p = arena_alloc(a, n + 1);
-	if (n)
-		memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-char *
-arena_strdup(struct arena *a, const char *s)
-{
-	return arena_strndup(a, s, strlen(s));
-}
-
-void *
-arena_grow(struct arena *a, void *p, size_t old_n, size_t new_n, size_t sz)
-{
-	void *q;
-
-	if (new_n && sz > SIZE_MAX / new_n)
-		oom();
-	q = arena_alloc(a, new_n * sz);
-	if (old_n)
-		memcpy(q, p, old_n * sz);
-	return q;
-}
-
-void
-arena_free(struct arena *a)
-{
-	struct arena_block *b, *next;
-
-	for (b = a->head; b; b = next) {
-		next = b->next;
-		free(b);
-	}
-	a->head = NULL;
-	a->total = 0;
-}
-
 static void
 buf_reserve(struct buf *b, size_t n)
 {
-	size_t cap;
-
 	if (n > SIZE_MAX - b->len - 1)
 		oom();
-	if (b->len + n + 1 <= b->cap)
-		return;
-	cap = b->cap ? b->cap : 64;
-	while (cap < b->len + n + 1)
-		cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-	b->data = xrealloc(b->data, cap);
-	b->cap = cap;
+	if (b->len + n + 1 > b->cap)
+		b->data = xreserve(b->data, b->len + n + 1, &b->cap, 1);
 }
 
 void
@@ -281,212 +195,6 @@ error_at(const char *path, int line, int col, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-bool
-read_file(const char *path, struct buf *out)
-{
-	return read_file_max(path, out, 0, NULL);
-}
-
-bool
-read_file_max(const char *path, struct buf *out, size_t max, const char *what)
-{
-	int fd = 0;
-	char tmp[65536];
-	ssize_t n;
-
-	if (strcmp(path, "-") != 0) {
-		fd = open(path, O_RDONLY);
-		if (fd < 0) {
-			warn("open %s:", path);
-			return false;
-		}
-	}
-	for (;;) {
-		n = read(fd, tmp, sizeof(tmp));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			warn("read %s:", path);
-			if (fd)
-				close(fd);
-			return false;
-		}
-		if (n == 0)
-			break;
-		if (max && (size_t)n > max - out->len) {
-			warn("%s: larger than %zu bytes, the limit for %s", path, max, what);
-			if (fd)
-				close(fd);
-			return false;
-		}
-		buf_push(out, tmp, (size_t)n);
-	}
-	if (fd)
-		close(fd);
-	if (!out->data)
-		buf_push(out, "", 0);
-	return true;
-}
-
-/* Does path hold exactly these bytes? (open, fstat, one read: gen compares
- * every generated file on each regeneration) */
-static bool
-same_contents(const char *path, const void *data, size_t len)
-{
-	struct stat st;
-	char small[8192], *p = small;
-	bool same = false;
-	ssize_t n;
-	int e = errno, fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		errno = e;
-		return false;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
-		if (len + 1 > sizeof(small))
-			p = xmalloc(len + 1);
-		/* one byte more than expected tells a file that grew meanwhile */
-		n = read(fd, p, len + 1);
-		same = n >= 0 && (size_t)n == len && memcmp(p, data, len) == 0;
-		if (p != small)
-			free(p);
-	}
-	close(fd);
-	errno = e;
-	return same;
-}
-
-/* Creates the missing directories above path. */
-static bool
-make_parents(const char *path)
-{
-	struct buf p = {0};
-	char *s;
-	bool ok = true;
-
-	buf_puts(&p, path);
-	for (s = p.data + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		if (mkdir(p.data, 0777) != 0 && errno != EEXIST) {
-			warn("mkdir %s:", p.data);
-			ok = false;
-			break;
-		}
-		*s = '/';
-	}
-	buf_free(&p);
-	return ok;
-}
-
-bool
-make_dir(const char *dir, bool *made)
-{
-	return make_dir_at(AT_FDCWD, dir, dir, made);
-}
-
-bool
-make_dir_at(int dirfd, const char *rel, const char *dir, bool *made)
-{
-	struct buf p = {0};
-	bool ok;
-
-	*made = false;
-	if (mkdirat(dirfd, rel, 0777) == 0) {
-		*made = true;
-		return true;
-	}
-	if (errno == EEXIST)
-		return true;
-	if (errno != ENOENT) {
-		warn("mkdir %s:", dir);
-		return false;
-	}
-	buf_printf(&p, "%s/", dir);
-	ok = make_parents(p.data);
-	buf_free(&p);
-	if (ok)
-		*made = true;
-	return ok;
-}
-
-bool
-write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st)
-{
-	const char *s = data;
-	size_t left = len;
-	ssize_t n;
-	int fd;
-
-	fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		if (errno != EEXIST)
-			return warn("open %s:", path), false;
-		if (!write_file_atomic(path, data, len))
-			return false;
-		if (st && fstatat(dirfd, rel, st, 0) != 0)
-			st->st_size = -1; /* no stat: the caller records nothing */
-		return true;
-	}
-	for (; left; left -= (size_t)n, s += n) {
-		n = write(fd, s, left);
-		if (n < 0 && errno == EINTR) {
-			n = 0;
-			continue;
-		}
-		if (n <= 0)
-			break;
-	}
-	/* the stat of the written file, from its fd: no second path lookup */
-	if (st && fstat(fd, st) != 0)
-		st->st_size = -1;
-	if (close(fd) != 0 || left) {
-		warn("write %s:", path);
-		unlinkat(dirfd, rel, 0);
-		return false;
-	}
-	return true;
-}
-
-bool
-write_file_atomic(const char *path, const void *data, size_t len)
-{
-	struct buf tmp = {0};
-	FILE *f;
-	bool ok;
-
-	if (same_contents(path, data, len))
-		return true;
-	buf_printf(&tmp, "%s.tmp", path);
-	f = fopen(tmp.data, "wb");
-	if (!f && errno == ENOENT && make_parents(tmp.data))
-		f = fopen(tmp.data, "wb");
-	if (!f) {
-		warn("open %s:", tmp.data);
-		buf_free(&tmp);
-		return false;
-	}
-	ok = fwrite(data, 1, len, f) == len;
-	ok = fflush(f) == 0 && ok && !ferror(f);
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok) {
-		warn("write %s:", tmp.data);
-		unlink(tmp.data);
-		buf_free(&tmp);
-		return false;
-	}
-	if (rename(tmp.data, path) != 0) {
-		warn("rename %s:", path);
-		unlink(tmp.data);
-		buf_free(&tmp);
-		return false;
-	}
-	buf_free(&tmp);
-	return true;
-}
-
 char *
 path_join(struct arena *a, const char *dir, const char *name)
 {
@@ -551,34 +259,6 @@ kunai_datadir(struct buf *out)
 	return KUNAI_DATADIR;
 }
 
-void
-remove_tree_at(int dirfd, const char *rel)
-{
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	int fd;
-
-	if (unlinkat(dirfd, rel, 0) == 0 || errno == ENOENT)
-		return;
-	fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-			remove_tree_at(fd, e->d_name);
-		else
-			unlinkat(fd, e->d_name, 0);
-	}
-	closedir(d);
-	unlinkat(dirfd, rel, AT_REMOVEDIR);
-}
-
 long
 util_days_from_civil(long y, long m, long d)
 {
@@ -590,21 +270,6 @@ util_days_from_civil(long y, long m, long d)
 	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
 	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 	return era * 146097 + doe - 719468;
-}
-
-char *
-arena_printf(struct arena *a, const char *fmt, ...)
-{
-	struct buf b = {0};
-	char *r;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	r = arena_strdup(a, buf_str(&b));
-	buf_free(&b);
-	return r;
 }
 
 void
@@ -657,4 +322,49 @@ util_float_repr(char *out, size_t n, double d)
 			out[k++] = '0';
 	}
 	out[k] = '\0';
+}
+
+int
+util_to_int(double d, int dflt)
+{
+	/* INT_MIN - 1 and INT_MAX + 1 are exact doubles; NaN fails both */
+	return d > (double)INT_MIN - 1.0 && d < (double)INT_MAX + 1.0 ? (int)d : dflt;
+}
+
+long
+util_to_long(double d, long dflt)
+{
+	/* -2^63 and 2^63 are exact; (double)LONG_MAX rounds up to 2^63 */
+	return d >= (double)LONG_MIN && d < -(double)LONG_MIN ? (long)d : dflt;
+}
+
+unsigned long long
+util_hash(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n, w;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 29;
+	}
+	w = 0;
+	if (n)
+		memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 32;
+	return h;
+}
+
+void
+util_hash_hex(const void *p, size_t n, char out[17])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t h = util_hash(p, n);
+	int i;
+
+	for (i = 15; i >= 0; i--, h >>= 4)
+		out[i] = hex[h & 15];
+	out[16] = '\0';
 }

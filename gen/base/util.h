@@ -1,4 +1,5 @@
-/* util.h: memory, strings, buffers, diagnostics and atomic file output. */
+/* util.h: memory, strings, buffers, diagnostics and atomic file output
+ * (util.c); the arena and growing arrays (arena.c). */
 #ifndef KUNAI_UTIL_H
 #define KUNAI_UTIL_H
 
@@ -30,6 +31,8 @@ struct arena {
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
+/* arena_reserve for a malloc'd array (p NULL or from xmalloc/xreserve). */
+void *xreserve(void *p, size_t need, size_t *cap, size_t sz);
 char *xstrdup(const char *s);
 
 /* Never returns NULL; memory is zeroed. */
@@ -37,8 +40,15 @@ void *arena_alloc(struct arena *a, size_t n);
 /* Returns a NUL-terminated copy in the arena. */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
-/* Grows an arena array from old_n to new_n elements of size sz (copying). */
+/* Grows an arena array from old_n to new_n elements of size sz (copying):
+ * for a one-time size; an array that grows as it is filled uses
+ * arena_reserve, or its memory is quadratic in its length. */
 void *arena_grow(struct arena *a, void *p, size_t old_n, size_t new_n, size_t sz);
+/* Returns p, an arena array of n elements of sz bytes in use and room for
+ * *cap, with room for at least need: when need > *cap, a copy with the room
+ * doubled (at least need, at least 8), and *cap updated. The old array stays
+ * in the arena, so the total stays within twice the final size. */
+void *arena_reserve(struct arena *a, void *p, size_t n, size_t need, size_t *cap, size_t sz);
 void arena_free(struct arena *a);
 /* Returns the formatted text, copied into the arena. */
 char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -71,12 +81,17 @@ bool read_file_max(const char *path, struct buf *out, size_t max, const char *wh
 /* Writes via path.tmp + rename, creating missing parent directories; leaves
  * an identical file untouched. Returns false after reporting. */
 bool write_file_atomic(const char *path, const void *data, size_t len);
+struct stat;
+/* write_file_atomic (through a unique O_EXCL|O_NOFOLLOW temporary; a
+ * symbolic link at path is an error naming it, never written through),
+ * and *st (if not NULL) gets the stat of the file written, st_size -1 if
+ * none. */
+bool write_file_atomic_st(const char *path, const void *data, size_t len, struct stat *st);
 /* Creates rel under the directory dirfd (AT_FDCWD: the working dir; path
  * names it in messages), a file known not to exist (its directory was just
  * made): no temporary, no comparison; write_file_atomic when it exists
  * after all. A failed write removes it. *st (if not NULL) gets the file's
  * stat, st_size -1 if none. */
-struct stat;
 bool write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
                        struct stat *st);
 /* Makes dir and any missing parent; *made tells whether dir is new (so
@@ -95,11 +110,22 @@ char *path_join(struct arena *a, const char *dir, const char *name);
  * ($(PREFIX)/share/kunai). May use out; never NULL. */
 const char *kunai_datadir(struct buf *out);
 
+/* A fast 64-bit hash of n bytes (not cryptographic): the manifest's
+ * content check and a run's script identity. */
+unsigned long long util_hash(const void *p, size_t n);
+/* util_hash as 16 hex digits and a NUL into out. */
+void util_hash_hex(const void *p, size_t n, char out[17]);
+
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
  * (Howard Hinnant's days_from_civil; timegm is not POSIX). */
 /* Writes the finite double d as Python's repr() does (the shortest text
  * that reads back as d; 200.0, 0.8, 1e+16, 1e-05) into out[n], n >= 32. */
 void util_float_repr(char *out, size_t n, double d);
 long util_days_from_civil(long y, long m, long d);
+/* d truncated to an int (a long), or dflt when d is NaN or outside the
+ * type's range: converting such a double is undefined behaviour, and
+ * numbers read back from summary.json or an archive can be anything. */
+int util_to_int(double d, int dflt);
+long util_to_long(double d, long dflt);
 
 #endif

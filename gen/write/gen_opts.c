@@ -65,14 +65,15 @@ gen_parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 			const char *e = strchr(v, '=');
 			if (!e || e == v)
 				return gen_usage("--set needs KEY=VALUE, not '%s'", v);
-			o->sets = arena_grow(a, o->sets, o->n_sets, o->n_sets + 1, sizeof(*o->sets));
+			o->sets = arena_reserve(a, o->sets, o->n_sets, o->n_sets + 1, &o->cap_sets, sizeof(*o->sets));
 			o->sets[o->n_sets].key = arena_strndup(a, v, (size_t)(e - v));
 			o->sets[o->n_sets].value = e + 1;
 			o->n_sets++;
 		} else if (strcmp(name, "--preset") == 0) {
 			if (!*v)
 				return gen_usage("%s", "--preset needs a NAME");
-			o->presets = arena_grow(a, o->presets, o->n_presets, o->n_presets + 1, sizeof(*o->presets));
+			o->presets = arena_reserve(a, o->presets, o->n_presets, o->n_presets + 1, &o->cap_presets,
+			                           sizeof(*o->presets));
 			o->presets[o->n_presets++] = v;
 		} else if (strcmp(name, "--mode") == 0) {
 			if (strcmp(v, "dry-run") != 0 && strcmp(v, "gen") != 0)

@@ -17,9 +17,9 @@ struct gen_opts {
 	bool cache_without_check;
 	bool single_sbatch; /* CloudAI's --single-sbatch: one Slurm allocation */
 	struct override *sets;
-	size_t n_sets;
+	size_t n_sets, cap_sets;
 	const char **presets;
-	size_t n_presets;
+	size_t n_presets, cap_presets;
 };
 
 /* Parses gen/dry-run flags into o. Returns 0, or the exit status of a

@@ -37,13 +37,13 @@ struct job {
 	const char *workload;
 	long time_limit; /* seconds; 0: none */
 	struct job_after *after;
-	size_t n_after;
+	size_t n_after, cap_after;
 	const char **stop_with;
-	size_t n_stop;
+	size_t n_stop, cap_stop;
 	/* slurm: PARTITION:GROUP:N:MEMBERS specs, whose nodes are chosen when
 	 * the job is submitted (job_nodes.c), and the node lists beside them */
 	const char **node_groups;
-	size_t n_node_groups;
+	size_t n_node_groups, cap_node_groups;
 	const char *also_nodes, *exclude_nodes;
 	long delay;
 	int retries;
@@ -176,6 +176,14 @@ enum job_wait sa_wait(struct job *j, bool want_start);
 /* Ends the job's process group (TERM, then KILL after the grace), then
  * waits for it; info gets state (CANCELLED for a signal). */
 void sa_cancel(struct job *j);
+
+/* ---- job_supervise.c ------------------------------------------------------ */
+
+/* In the child kunai job forked for a standalone run: becomes the job's
+ * session, runs DIR/run.sh, enforces j->time_limit (TERM, KILL grace_s
+ * later), ends every process the job left, writes kunai.start and
+ * kunai.exit; exits with the script's status (128+signal when killed). */
+void job_supervise(struct job *j, long grace_s) __attribute__((noreturn));
 
 /* ---- job_slurm.c ----------------------------------------------------------- */
 
