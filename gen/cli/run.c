@@ -324,7 +324,10 @@ cmd_run(int argc, char **argv)
 		       "every run again (or `ninja -C %s -t clean run`, then `ninja -C %s -k 0 run`)\n",
 		       date ? date : "no finished run", dir.data, dir.data);
 	}
-	rc = summary_all_ok(&s) ? 0 : 1;
+	/* the fleet verdict last: which nodes to drain */
+	if (s.verdict)
+		printf("kunai: %s\n", s.verdict);
+	rc = summary_all_ok(&s) && !s.n_drain ? 0 : 1;
 done:
 	free(gargv);
 	free(dirs);
