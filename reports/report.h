@@ -51,14 +51,14 @@ struct plan_peers {
 struct plan_test {
 	const char *id;
 	const char *workload; /* test_template_name; NULL if kunai.json lacks it */
-	const char *name;     /* the test definition's name; NULL if kunai.json lacks it */
-	struct plan_peers peers;
 	struct plan_dep *deps;
 	size_t n_deps;
 	size_t *runs; /* indices in plan.runs, in order */
 	size_t n_runs;
 	struct plan_ref *refs; /* [references] of the test definition */
 	size_t n_refs;
+	const char *name;        /* the test definition's name; NULL if kunai.json lacks it */
+	struct plan_peers peers; /* how its values meet their peers */
 };
 
 struct plan_arg {
