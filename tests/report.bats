@@ -202,10 +202,13 @@ xpath() { xmllint --xpath "$2" "$1"; }
 	M=$B/report/summary.md
 	head -n 1 "$M" | grep -qx '# rep'
 	grep -qx '| id | iteration | step | outcome | time | reason |' "$M"
-	[ "$(grep -c '^| [a-z]' "$M")" -eq 10 ]
+	# the fleet verdict, then the runs' table
+	grep -qx '\*\*Drain: none; healthy: 0 nodes; inconclusive: localhost (bad failed, slow timeout, infra infra, 1 more)\*\*' "$M"
+	grep -qx '| localhost | inconclusive | bad failed; slow timeout; infra infra; cancel cancelled |' "$M"
+	[ "$(sed -n '/^| id | iteration/,$p' "$M" | grep -c '^| [a-z]')" -eq 10 ]
 	grep -qx '| ok | 0 |  | passed | 2.5 s |  |' "$M"
 	grep -qx '| bad | 1 |  | skipped |  | not started: bad iteration 0 did not pass (failed) |' "$M"
-	[ "$(grep '^| [a-z]' "$M" | sed 1d | cut -d' ' -f2 | tr '\n' ' ')" = "ok bad bad slow infra cancel never after nccl " ]
+	[ "$(sed -n '/^| id | iteration/,$p' "$M" | grep '^| [a-z]' | sed 1d | cut -d' ' -f2 | tr '\n' ' ')" = "ok bad bad slow infra cancel never after nccl " ]
 }
 
 @test "report --check: 0 when every run passed, 1 otherwise" {
@@ -432,7 +435,9 @@ run_campaign() {
 	[[ "$output" == *"kunai: results in $B"* ]]
 	[[ "$output" == *"ok  0     passed   4.0s"* ]]
 	[[ "$output" == *"ok  1     passed   4.0s"* ]]
-	[ "${lines[-1]}" = "2 runs: 2 passed" ]
+	[ "${lines[-2]}" = "2 runs: 2 passed" ]
+	# the fleet verdict last
+	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ] || { echo "${lines[-1]}"; false; }
 	[ -f "$B/report/junit.xml" ]
 	# the runner learns the pid of kunai run, which is ninja's parent
 	read -r driver ninja_parent <"$B/ok/0/driver"
@@ -457,7 +462,8 @@ run_campaign() {
 	[ "$(q "$S" counts.skipped)" = 2 ]
 	[ "$(q "$S" counts.passed)" = 6 ]
 	[[ "$output" == *"bad     1     skipped"* ]]
-	[ "${lines[-1]}" = "9 runs: 6 passed, 1 failed, 2 skipped" ]
+	[ "${lines[-2]}" = "9 runs: 6 passed, 1 failed, 2 skipped" ]
+	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ] || { echo "${lines[-1]}"; false; }
 }
 
 @test "kunai run: SIGTERM reaches ninja and its runs; no report, exit 143" {

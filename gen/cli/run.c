@@ -316,6 +316,9 @@ cmd_run(int argc, char **argv)
 	summary_paths(&s, &path);
 	printf("kunai: %s\n", path.data);
 	print_table(&s);
+	/* the fleet verdict under the table: which nodes to drain */
+	if (s.verdict)
+		printf("kunai: %s\n", s.verdict);
 	if (pr.nothing) {
 		for (k = 0; k < s.n_runs; k++)
 			if (s.runs[k].end_time && (!date || strcmp(s.runs[k].end_time, date) > 0))
@@ -324,9 +327,6 @@ cmd_run(int argc, char **argv)
 		       "every run again (or `ninja -C %s -t clean run`, then `ninja -C %s -k 0 run`)\n",
 		       date ? date : "no finished run", dir.data, dir.data);
 	}
-	/* the fleet verdict last: which nodes to drain */
-	if (s.verdict)
-		printf("kunai: %s\n", s.verdict);
 	rc = summary_all_ok(&s) && !s.n_drain ? 0 : 1;
 done:
 	free(gargv);
