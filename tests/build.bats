@@ -130,3 +130,55 @@ setup() {
 	run make kunai
 	[ "$status" -ne 0 ]
 }
+
+# make_run_with NVSMI: `make run`'s recipe as make runs it (.POSIX: sh -e), with
+# kunai a stub that prints its arguments and NVSMI (a script body, or empty for
+# none) as the only nvidia-smi on PATH
+make_run_with() {
+	./configure >/dev/null
+	printf '#!/bin/sh\necho "kunai-args: $*"\n' >kunai
+	chmod +x kunai
+	mkdir -p bin
+	for t in sh grep cat echo; do ln -sf "$(command -v $t)" bin/$t; done
+	if [ -n "$1" ]; then printf '#!/bin/sh\n%s\n' "$1" >bin/nvidia-smi && chmod +x bin/nvidia-smi; fi
+	run env PATH="$TREE/bin" "$(command -v make)" -o kunai -o workloads run
+	args=$(printf '%s\n' "$output" | sed -n 's/^kunai-args: //p')
+}
+
+@test "make run: the recipe works under make's sh -e with no nvidia-smi at all" {
+	make_run_with ""
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"nvidia-smi -L lists no GPU: the workloads take their CPU paths"* ]]
+	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance" ]
+}
+
+@test "make run: an nvidia-smi that fails (no driver) or lists no GPU means the CPU paths" {
+	make_run_with 'echo "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver"; exit 9'
+	[ "$status" -eq 0 ]
+	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance" ]
+	[[ "$output" != *gpus_per_node* ]]
+	make_run_with 'echo "No devices were found"; exit 6'
+	[ "$status" -eq 0 ]
+	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance" ]
+}
+
+@test "make run: GPUs listed by nvidia-smi -L become system.gpus_per_node" {
+	make_run_with 'printf "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\nGPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-2)\n"'
+	[ "$status" -eq 0 ]
+	[ "$args" = "run --system-config conf/system/local.toml --tests-dir conf/test --test-scenario conf/scenario/acceptance.toml -o results/acceptance --set system.gpus_per_node=2" ]
+	[[ "$output" != *"CPU paths"* ]]
+}
+
+@test "tests/run: a suite whose set-up fails counts every one of its tests, by name" {
+	mkdir -p tests
+	cp "$SRC/tests/run" tests/
+	printf 'setup_file() { echo "daemon would not start" >&2; false; }\n@test a { true; }\n@test b { true; }\n@test c { true; }\n' >tests/broken.bats
+	printf '@test x { true; }\n@test y { skip "no frobnicator"; }\n' >tests/fine.bats
+	# a clean environment: bats inside bats must not see this one's BATS_
+	# variables nor its libexec directory on PATH
+	run env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$HOME" TESTS="broken fine" sh tests/run
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "1 passed, 3 failed, 1 skipped" ]
+	[[ "$output" == *"broken: 2 of 3 tests did not run (the suite stopped early)"* ]]
+	[[ "$output" == *"fine: y # skip no frobnicator"* ]]
+}

@@ -432,10 +432,10 @@ run_campaign() {
 	run run_campaign
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"kunai: 2 runs of scenario 'rep' in $B"* ]]
-	[[ "$output" == *"kunai: results in $B"* ]]
+	[[ "$output" == *"kunai: report: $B/report/index.html"* ]]
 	[[ "$output" == *"ok  0     passed   4.0s"* ]]
 	[[ "$output" == *"ok  1     passed   4.0s"* ]]
-	[ "${lines[-2]}" = "2 runs: 2 passed" ]
+	[ "${lines[-2]}" = "kunai: 2 runs: 2 passed" ]
 	# the fleet verdict last
 	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ] || { echo "${lines[-1]}"; false; }
 	[ -f "$B/report/junit.xml" ]
@@ -445,7 +445,9 @@ run_campaign() {
 	# the second time there is nothing to do and the result is the same
 	run run_campaign
 	[ "$status" -eq 0 ]
-	[[ "${lines[-1]}" == "kunai: nothing needed running: the results are from "*"; \`kunai run --rerun ...\` runs every run again"* ]]
+	[[ "${lines[-4]}" == "kunai: nothing needed running: the results are from "*"; \`kunai run --rerun ...\` runs every run again"* ]]
+	[ "${lines[-2]}" = "kunai: 2 runs: 2 passed" ]
+	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
 	# not a terminal: a line per finished run
 	run -0 run_campaign --rerun
 	[[ "$output" == *"kunai: [1/2] ok/0 passed"*"kunai: [2/2] ok/1 passed"* ]]
@@ -462,7 +464,7 @@ run_campaign() {
 	[ "$(q "$S" counts.skipped)" = 2 ]
 	[ "$(q "$S" counts.passed)" = 6 ]
 	[[ "$output" == *"bad     1     skipped"* ]]
-	[ "${lines[-2]}" = "9 runs: 6 passed, 1 failed, 2 skipped" ]
+	[ "${lines[-2]}" = "kunai: 9 runs: 6 passed, 1 failed, 2 skipped" ]
 	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ] || { echo "${lines[-1]}"; false; }
 }
 

@@ -185,9 +185,8 @@ exists(const char *dir, const char *rel)
 static void
 print_table(const struct summary *s)
 {
-	size_t w[3] = {2, 4, 7}, i, c;
+	size_t w[3] = {2, 4, 7}, i;
 	char it[32], t[32];
-	bool first = true;
 
 	for (i = 0; i < s->n_runs; i++) {
 		if (strlen(s->runs[i].id) > w[0])
@@ -215,12 +214,28 @@ print_table(const struct summary *s)
 		printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2],
 		       outcome_name(r->outcome), t);
 	}
-	printf("%zu run%s", s->n_runs, s->n_runs == 1 ? "" : "s");
+}
+
+/* The closing line: the counts by outcome, then what the runs measured on. */
+static void
+print_verdict(const struct summary *s, struct buf *scratch)
+{
+	size_t c;
+	bool first = true;
+
+	printf("kunai: %zu run%s", s->n_runs, s->n_runs == 1 ? "" : "s");
 	for (c = 0; c < OUTCOME_COUNT; c++) {
 		if (!s->counts[c])
 			continue;
 		printf("%s%zu %s", first ? ": " : ", ", s->counts[c], outcome_name((enum outcome)c));
 		first = false;
+	}
+	for (c = 0; c < s->n_runs && !s->runs[c].path; c++)
+		;
+	if (c < s->n_runs) { /* some run measured on a GPU or the CPU: say which */
+		scratch->len = 0;
+		summary_paths(s, scratch);
+		printf("; %s", scratch->data);
 	}
 	printf("\n");
 }
@@ -311,14 +326,8 @@ cmd_run(int argc, char **argv)
 	buf_printf(&path, "%s/report/summary.json", dir.data);
 	if (!json_load_summary(&a, path.data, &s))
 		goto done;
-	printf("\nkunai: results in %s (report/index.html, report/summary.md, report/junit.xml)\n", dir.data);
-	path.len = 0;
-	summary_paths(&s, &path);
-	printf("kunai: %s\n", path.data);
+	printf("\n");
 	print_table(&s);
-	/* the fleet verdict under the table: which nodes to drain */
-	if (s.verdict)
-		printf("kunai: %s\n", s.verdict);
 	if (pr.nothing) {
 		for (k = 0; k < s.n_runs; k++)
 			if (s.runs[k].end_time && (!date || strcmp(s.runs[k].end_time, date) > 0))
@@ -327,6 +336,11 @@ cmd_run(int argc, char **argv)
 		       "every run again (or `ninja -C %s -t clean run`, then `ninja -C %s -k 0 run`)\n",
 		       date ? date : "no finished run", dir.data, dir.data);
 	}
+	printf("kunai: report: %s/report/index.html (summary.md, summary.json, junit.xml beside it)\n", dir.data);
+	print_verdict(&s, &path);
+	/* the fleet verdict last: which nodes to drain */
+	if (s.verdict)
+		printf("kunai: %s\n", s.verdict);
 	rc = summary_all_ok(&s) && !s.n_drain ? 0 : 1;
 done:
 	free(gargv);
