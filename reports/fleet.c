@@ -106,7 +106,8 @@ columns(struct arena *a, const struct plan *p, const struct summary *s, struct f
 
 	for (i = 0; i < s->n_runs; i++) {
 		col[i] = SIZE_MAX;
-		if (i >= p->n_runs || strcmp(p->runs[i].dir, s->runs[i].dir) != 0)
+		/* a run that never started has no nodes and no values */
+		if (i >= p->n_runs || strcmp(p->runs[i].dir, s->runs[i].dir) != 0 || !s->runs[i].nodes)
 			continue;
 		c[n].sig = signature(a, p, i, &s->runs[i], &b);
 		c[n].first = i;
@@ -123,9 +124,14 @@ columns(struct arena *a, const struct plan *p, const struct summary *s, struct f
 	f->columns = arena_alloc(a, (k + 1) * sizeof(*f->columns));
 	for (i = 0; i < k; i++) {
 		const struct plan_test *t = &p->tests[p->runs[c[i].first].test];
-		size_t nn = count_nodes(s->runs[c[i].first].nodes);
-		f->columns[i] = nn > 1 ? arena_printf(a, "%s (%zu nodes)", t->name ? t->name : t->id, nn)
-		                       : t->name ? t->name : t->id;
+		size_t nn = count_nodes(s->runs[c[i].first].nodes), j;
+		const char *name = t->name ? t->name : t->id;
+		f->columns[i] = nn > 1 ? arena_printf(a, "%s (%zu nodes)", name, nn) : name;
+		/* the same test with other arguments: named by its test id too */
+		for (j = 0; j < i && strcmp(f->columns[j], f->columns[i]) != 0; j++)
+			;
+		if (j < i)
+			f->columns[i] = arena_printf(a, "%s [%s]", f->columns[i], t->id);
 		col[c[i].first] = c[i].first;
 		c[i].index = i;
 	}
