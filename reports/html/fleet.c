@@ -242,7 +242,8 @@ gpu_view(struct buf *out, const struct fleet *f, const char *const *stems)
 			if (col[g] == SIZE_MAX)
 				continue;
 			/* the row's values are sorted by group; the worst of repeats */
-			for (; j < n && v[j]->node == rows[i].node && v[j]->m->gpu == rows[i].gpu && v[j]->group <= g; j++)
+			for (; j < n && !strcmp(v[j]->node, rows[i].node) && v[j]->m->gpu == rows[i].gpu && v[j]->group <= g;
+			     j++)
 				if (v[j]->group == g && (!c.v || v[j]->ratio < c.v->ratio))
 					c.v = v[j], c.flagged = c.flagged || v[j]->flagged;
 			value_cell(out, f, &c, stems);
