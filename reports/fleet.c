@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "reports/fleet.h"
+#include "reports/fleet_priv.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 
@@ -43,116 +44,6 @@ cmp_sample(const void *x, const void *y)
 	if (!c)
 		c = strcmp(a->loc, b->loc);
 	return c ? c : a->run < b->run ? -1 : a->run > b->run;
-}
-
-static size_t
-count_nodes(const char *nodes)
-{
-	size_t n = 1;
-
-	if (!nodes || !*nodes)
-		return 0;
-	for (; *nodes; nodes++)
-		n += *nodes == ',';
-	return n;
-}
-
-/* The test as peers see it: definition, arguments, number of nodes. */
-static const char *
-signature(struct arena *a, const struct plan *p, size_t i, const struct run_report *r, struct buf *b)
-{
-	const struct plan_run *pr = &p->runs[i];
-	const struct plan_test *t = &p->tests[pr->test];
-	size_t k;
-
-	b->len = 0;
-	buf_printf(b, "%s\x1f%s", t->name ? t->name : t->id, t->workload ? t->workload : "");
-	for (k = 0; k < pr->n_args; k++)
-		buf_printf(b, "\x1e%s=%s", pr->args[k].key, pr->args[k].value);
-	buf_printf(b, "\x1f%zu", count_nodes(r->nodes));
-	return arena_strdup(a, b->data);
-}
-
-struct col {
-	const char *sig;
-	size_t first, index;
-};
-
-static int
-cmp_col(const void *x, const void *y)
-{
-	const struct col *a = x, *b = y;
-	int c = strcmp(a->sig, b->sig);
-
-	return c ? c : a->first < b->first ? -1 : a->first > b->first;
-}
-
-static int
-cmp_col_first(const void *x, const void *y)
-{
-	const struct col *a = x, *b = y;
-
-	return a->first < b->first ? -1 : a->first > b->first;
-}
-
-/* Every run's column (its signature's index, by first appearance);
- * SIZE_MAX for runs of no known test. Sets f->columns. */
-static size_t *
-columns(struct arena *a, const struct plan *p, const struct summary *s, struct fleet *f)
-{
-	struct col *c = xcalloc(s->n_runs + 1, sizeof(*c));
-	size_t *col = arena_alloc(a, (s->n_runs + 1) * sizeof(*col)), i, n = 0, k;
-	struct buf b = {0};
-
-	for (i = 0; i < s->n_runs; i++) {
-		col[i] = SIZE_MAX;
-		/* a run that never started has no nodes and no values */
-		if (i >= p->n_runs || strcmp(p->runs[i].dir, s->runs[i].dir) != 0 || !s->runs[i].nodes)
-			continue;
-		c[n].sig = signature(a, p, i, &s->runs[i], &b);
-		c[n].first = i;
-		n++;
-	}
-	qsort(c, n, sizeof(*c), cmp_col);
-	/* each distinct signature once, at its first run */
-	for (i = 0, k = 0; i < n; i++)
-		if (i == 0 || strcmp(c[i].sig, c[i - 1].sig) != 0)
-			c[k++] = c[i];
-		else
-			col[c[i].first] = c[k - 1].first; /* for now: the first run's index */
-	qsort(c, k, sizeof(*c), cmp_col_first);
-	f->columns = arena_alloc(a, (k + 1) * sizeof(*f->columns));
-	for (i = 0; i < k; i++) {
-		const struct plan_test *t = &p->tests[p->runs[c[i].first].test];
-		size_t nn = count_nodes(s->runs[c[i].first].nodes), j;
-		const char *name = t->name ? t->name : t->id;
-		f->columns[i] = nn > 1 ? arena_printf(a, "%s (%zu nodes)", name, nn) : name;
-		/* the same test with other arguments: named by its test id too */
-		for (j = 0; j < i && strcmp(f->columns[j], f->columns[i]) != 0; j++)
-			;
-		if (j < i)
-			f->columns[i] = arena_printf(a, "%s [%s]", f->columns[i], t->id);
-		col[c[i].first] = c[i].first;
-		c[i].index = i;
-	}
-	f->n_columns = k;
-	/* first-run indices to column numbers: c is sorted by first */
-	for (i = 0; i < s->n_runs; i++) {
-		size_t lo = 0, hi = k;
-		if (col[i] == SIZE_MAX)
-			continue;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (c[mid].first < col[i])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		col[i] = c[lo].index;
-	}
-	free(c);
-	buf_free(&b);
-	return col;
 }
 
 /* Did this run measure something worth comparing? */
@@ -504,13 +395,60 @@ short_gap(struct arena *a, const char *test, const struct metric *m, double gap,
 /* A single-node run's outcome for its node: drain reasons for values
  * outside their references and failures where the peers passed,
  * inconclusive ones for runs that ended without an answer. */
+/* A node where a test's single-node run ended well (passed, or measured
+ * and judged on its numbers). */
+struct ok_at {
+	size_t col;
+	const char *node;
+};
+
+static int
+cmp_ok_at(const void *x, const void *y)
+{
+	const struct ok_at *a = x, *b = y;
+
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	return strcmp(a->node, b->node);
+}
+
+/* The distinct nodes per column where its single-node runs ended well;
+ * *out: the pairs, sorted, once each. */
+static size_t *
+peers_ok(struct arena *a, const struct summary *s, const size_t *col, size_t n_cols, struct ok_at **out, size_t *n)
+{
+	size_t *per = arena_alloc(a, (n_cols + 1) * sizeof(*per)), i, k = 0;
+	struct ok_at *v = arena_alloc(a, (s->n_runs + 1) * sizeof(*v));
+
+	for (i = 0; i < s->n_runs; i++)
+		if (col[i] != SIZE_MAX && fleet_count_nodes(s->runs[i].nodes) == 1 &&
+		    (s->runs[i].outcome == OUTCOME_PASSED || s->runs[i].outcome == OUTCOME_SUSPECT ||
+		     s->runs[i].outcome == OUTCOME_PERF_FAILED))
+			v[k].col = col[i], v[k++].node = s->runs[i].nodes;
+	qsort(v, k, sizeof(*v), cmp_ok_at);
+	for (i = 0, *n = 0; i < k; i++)
+		if (!*n || cmp_ok_at(&v[i], &v[*n - 1]) != 0) {
+			v[(*n)++] = v[i];
+			per[v[i].col]++;
+		}
+	*out = v;
+	return per;
+}
+
+struct judge {
+	const size_t *col, *col_ok; /* runs' columns; distinct nodes where each column ended well */
+	const struct ok_at *ok;
+	size_t n_ok;
+};
+
 static void
 judge_run(struct nodes *ns, const struct plan *p, const struct summary *s, const struct fleet *f,
-          const size_t *col, const size_t *col_ok, size_t i)
+          const struct judge *j, size_t i)
 {
+	const size_t *col = j->col;
 	const struct run_report *r = &s->runs[i];
 	const char *label = test_label(f, col, i, r);
-	size_t k, nn = count_nodes(r->nodes), located = 0;
+	size_t k, nn = fleet_count_nodes(r->nodes), located = 0, peers = 0;
 	int need = col[i] != SIZE_MAX ? p->tests[p->runs[i].test].peers.min_peers : 4;
 
 	if (r->outcome == OUTCOME_PASSED || r->outcome == OUTCOME_SUSPECT || r->ran_skipped)
@@ -527,11 +465,15 @@ judge_run(struct nodes *ns, const struct plan *p, const struct summary *s, const
 	}
 	if (nn != 1)
 		return;
+	if (r->outcome == OUTCOME_FAILED && col[i] != SIZE_MAX) {
+		/* the other nodes where the same test ended well */
+		struct ok_at key = {col[i], r->nodes};
+		peers = j->col_ok[col[i]] - (bsearch(&key, j->ok, j->n_ok, sizeof(key), cmp_ok_at) != NULL);
+	}
 	if (r->outcome == OUTCOME_PERF_FAILED && !located)
 		each_node(ns, r->nodes, on_drain, arena_printf(ns->a, "%s perf-failed: %s", r->id, r->reason ? r->reason : ""));
-	else if (r->outcome == OUTCOME_FAILED && col[i] != SIZE_MAX && col_ok[col[i]] + 1 >= (size_t)need)
-		each_node(ns, r->nodes, on_drain,
-		          arena_printf(ns->a, "%s failed where %zu peers passed", r->id, col_ok[col[i]]));
+	else if (r->outcome == OUTCOME_FAILED && peers + 1 >= (size_t)need)
+		each_node(ns, r->nodes, on_drain, arena_printf(ns->a, "%s failed where %zu peers passed", r->id, peers));
 	else if (r->outcome == OUTCOME_FAILED || r->outcome == OUTCOME_TIMEOUT || r->outcome == OUTCOME_CANCELLED ||
 	         r->outcome == OUTCOME_NODE_FAIL || r->outcome == OUTCOME_INFRA)
 		each_node(ns, r->nodes, on_inconclusive, arena_printf(ns->a, "%s %s", r->id, outcome_name(r->outcome)));
@@ -564,7 +506,7 @@ tie_multi(struct nodes *ns, const struct summary *s, struct fleet *f)
 	for (i = 0; i < s->n_runs; i++) {
 		const struct run_report *r = &s->runs[i];
 		struct implicated im = {&names, 0};
-		size_t nn = count_nodes(r->nodes);
+		size_t nn = fleet_count_nodes(r->nodes);
 		if (nn < 2 || (r->outcome != OUTCOME_FAILED && r->outcome != OUTCOME_PERF_FAILED &&
 		               r->outcome != OUTCOME_SUSPECT))
 			continue;
@@ -606,15 +548,14 @@ static void
 verdict(struct arena *a, const struct plan *p, const struct summary *s, const size_t *col, struct fleet *f)
 {
 	struct nodes ns = {a, NULL, 0, NULL, NULL, NULL};
-	size_t *col_ok = arena_alloc(a, (f->n_columns + 1) * sizeof(*col_ok)), i, k;
 	const struct fleet_value **flagged = xcalloc(f->n_values + 1, sizeof(*flagged));
+	struct judge j = {col, NULL, NULL, 0};
+	struct ok_at *ok;
+	size_t i, k;
 
 	node_list(&ns, s);
-	for (i = 0; i < s->n_runs; i++)
-		if (col[i] != SIZE_MAX && count_nodes(s->runs[i].nodes) == 1 &&
-		    (s->runs[i].outcome == OUTCOME_PASSED || s->runs[i].outcome == OUTCOME_SUSPECT ||
-		     s->runs[i].outcome == OUTCOME_PERF_FAILED))
-			col_ok[col[i]]++;
+	j.col_ok = peers_ok(a, s, col, f->n_columns, &ok, &j.n_ok);
+	j.ok = ok;
 	for (i = 0, k = 0; i < f->n_values; i++) {
 		const struct fleet_value *v = &f->values[i];
 		struct worst_ctx w = {v->ratio};
@@ -637,7 +578,7 @@ verdict(struct arena *a, const struct plan *p, const struct summary *s, const si
 	}
 	free(flagged);
 	for (i = 0; i < s->n_runs; i++)
-		judge_run(&ns, p, s, f, col, col_ok, i);
+		judge_run(&ns, p, s, f, &j, i);
 	for (i = 0; i < ns.n; i++) {
 		struct fleet_node *n = &ns.v[i];
 		if (n->n_why)
@@ -669,7 +610,7 @@ fleet_grade(struct arena *a, const struct plan *p, struct summary *s, struct fle
 
 	memset(f, 0, sizeof(*f));
 	f->flagged_run = arena_alloc(a, (s->n_runs + 1) * sizeof(*f->flagged_run));
-	col = columns(a, p, s, f);
+	col = fleet_columns(a, p, s, f);
 	n = collect(a, p, s, col, &v);
 	qsort(v, n, sizeof(*v), cmp_sample);
 	compare(a, p, s, v, n, f);

@@ -128,6 +128,21 @@ grade(void)
 	p.tests[0].peers.enabled = false;
 	fleet_grade(&a, &p, &s, &f);
 	ok(f.n_drain == 0 && f.n_values == 0, "peers off for the test: nothing compared");
+	/* a failure where the peers passed drains; one node's own iterations are no peers */
+	campaign(&a, &p, &s, even, 8);
+	s.runs[2].outcome = OUTCOME_FAILED;
+	fleet_grade(&a, &p, &s, &f);
+	ok(f.n_drain == 1 && !strcmp(f.nodes[0].name, "gpu-node-03") && f.nodes[0].n_why == 1 &&
+	   !strcmp(f.nodes[0].why[0], "ar failed where 7 peers passed"), "failed where 7 peers passed: drained");
+	campaign(&a, &p, &s, even, 8);
+	for (size_t i = 0; i < 8; i++)
+		s.runs[i].nodes = s.runs[i].metrics[0].node = s.runs[i].metrics[1].node = "localhost";
+	s.runs[2].outcome = OUTCOME_FAILED;
+	fleet_grade(&a, &p, &s, &f);
+	b.len = 0;
+	fleet_verdict_line(&f, &b);
+	ok(f.n_drain == 0 && f.n_inconclusive == 1 && !strcmp(f.nodes[0].why[0], "ar failed"),
+	   "a failed iteration among the same node's passed ones: inconclusive, not drained (%s)", b.data);
 	buf_free(&b);
 	arena_free(&a);
 }
