@@ -182,3 +182,43 @@ make_run_with() {
 	[[ "$output" == *"broken: 2 of 3 tests did not run (the suite stopped early)"* ]]
 	[[ "$output" == *"fine: y # skip no frobnicator"* ]]
 }
+
+# stand-ins for dpkg-query (pkg-a installed, the rest not) and apt-get (logs)
+deps_standins() {
+	mkdir -p bin
+	printf '#!/bin/sh\neval "p=\\${$#}"; [ "$p" = pkg-a ] && printf installed; exit 0\n' >bin/dpkg-query
+	printf '#!/bin/sh\necho "$*" >>"%s/apt.log"\necho "After this operation, 12.3 MB of additional disk space will be used."\n' "$TREE" >bin/apt-get
+	printf '#!/bin/sh\necho 0\n' >bin/id
+	chmod +x bin/*
+}
+
+@test "make check's tests/deps: installs only the missing test packages as root, exit 3 to reconfigure" {
+	mkdir -p tests && cp "$SRC/tests/deps" tests/
+	deps_standins
+	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a pkg-b pkg-c
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"installing the packages only tests need: pkg-b pkg-c"* ]]
+	[[ "$output" == *"make check: 12.3 MB of additional disk space will be used."* ]]
+	grep -qx 'install -y -q --no-install-recommends pkg-b pkg-c' apt.log
+	# all there: nothing installed, nothing to reconfigure
+	rm apt.log
+	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a
+	[ "$status" -eq 0 ]
+	[ ! -e apt.log ]
+	# not root: names what is missing, installs nothing
+	printf '#!/bin/sh\necho 1000\n' >bin/id
+	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a pkg-b
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"not installed: pkg-b (the tests that need them skip"* ]]
+	[ ! -e apt.log ]
+}
+
+@test "configure writes config.status, which configures again with the same options" {
+	./configure --prefix='/opt/k y' --without-mpi CFLAGS="-O1 -g" >/dev/null
+	head -n 1 Makefile >first
+	rm Makefile
+	run sh config.status
+	[ "$status" -eq 0 ]
+	[ "$(head -n 1 Makefile)" = "$(cat first)" ]
+	grep -q '^PREFIX = /opt/k y$' Makefile
+}
