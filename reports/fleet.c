@@ -565,13 +565,21 @@ verdict(struct arena *a, const struct plan *p, const struct summary *s, const si
 		if (v->flagged)
 			flagged[k++] = v;
 	}
-	/* one reason per run, node and GPU: its first value's */
+	/* one reason per run, node and GPU: its first value's; a node's
+	 * whole-run value (GEMM's minimum) says less than the GPU's own */
 	qsort(flagged, k, sizeof(*flagged), cmp_flagged);
 	for (i = 0; i < k; i++) {
 		const struct fleet_value *v = flagged[i];
 		const struct fleet_group *g = &f->groups[v->group];
+		size_t n;
 		if (i && flagged[i - 1]->run == v->run && !strcmp(flagged[i - 1]->node, v->node) &&
 		    flagged[i - 1]->m->gpu == v->m->gpu)
+			continue;
+		for (n = i + 1; v->m->gpu < 0 && n < k && flagged[n]->run == v->run && !strcmp(flagged[n]->node, v->node) &&
+		                flagged[n]->m->gpu < 0;
+		     n++)
+			;
+		if (v->m->gpu < 0 && n < k && flagged[n]->run == v->run && !strcmp(flagged[n]->node, v->node))
 			continue;
 		each_node(&ns, v->node, on_drain,
 		          (void *)short_gap(a, g->test, v->m, v->gap, g->dir == FLEET_DIR_HIGHER, "peers"));
