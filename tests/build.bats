@@ -10,7 +10,8 @@ setup_file() {
 setup() {
 	TREE=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$TREE"
-	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/reports" "$SRC/conf" "$SRC/workloads" "$TREE/"
+	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/reports" "$SRC/conf" "$SRC/workloads" \
+		"$SRC/kunai.1" "$SRC/README.md" "$SRC/doc" "$TREE/"
 	rm -f "$TREE"/gen/*/*.o "$TREE"/rules/job/*.o "$TREE"/reports/*.o "$TREE"/workloads/*.o
 	cd "$TREE"
 }
@@ -105,11 +106,18 @@ setup() {
 	[ "$output" = "$BATS_TEST_TMPDIR/inst/share/kunai" ]
 	[ -d "$output/rules" ] && [ -d "$output/conf" ]
 	[ -x "$output/workloads/gemm" ] && [ -x "$output/workloads/health" ]
+	# `man kunai` finds the page under PREFIX/share/man; the manual is beside
+	run env MANPATH="$BATS_TEST_TMPDIR/inst/share/man" MANWIDTH=80 man kunai
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"KUNAI(1)"*"compile a GPU-cluster test campaign"* ]]
+	[ -f "$BATS_TEST_TMPDIR/inst/share/doc/kunai/manual.md" ]
 	run env KUNAI_DATADIR=/elsewhere "$BATS_TEST_TMPDIR/inst/bin/kunai" --datadir
 	[ "$output" = /elsewhere ]
 	make uninstall >/dev/null
 	[ ! -e "$BATS_TEST_TMPDIR/inst/bin/kunai" ]
 	[ ! -e "$BATS_TEST_TMPDIR/inst/share/kunai" ]
+	[ ! -e "$BATS_TEST_TMPDIR/inst/share/man/man1/kunai.1" ]
+	[ ! -e "$BATS_TEST_TMPDIR/inst/share/doc/kunai" ]
 }
 
 @test "make clean and distclean remove what the build made" {

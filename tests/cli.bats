@@ -112,3 +112,30 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--single-sbatch (every test of the scenario in one Slurm allocation) is not supported: kunai submits each run as its own job"* ]]
 }
+
+# the commands `kunai help` lists (the first word of each indented line)
+help_commands() {
+	"$KUNAI" help | sed -n 's/^  \([a-z][a-z0-9-]*\).*/\1/p'
+}
+
+@test "every command of kunai help has a section in doc/manual.md and an entry in kunai.1" {
+	cmds=$(help_commands)
+	[ "$(printf '%s\n' "$cmds" | wc -l)" -ge 17 ]
+	for c in $cmds; do
+		grep -qx "### kunai $c" doc/manual.md || { echo "doc/manual.md: no '### kunai $c'"; false; }
+		grep -q "^\.B $(printf '%s' "$c" | sed 's/-/\\\\-/g')\( \|$\)" kunai.1 || { echo "kunai.1: no entry for $c"; false; }
+	done
+	# and no section for a command kunai does not have
+	for c in $(sed -n 's/^### kunai \([a-z][a-z0-9-]*\)$/\1/p' doc/manual.md); do
+		printf '%s\n' "$cmds" | grep -qx "$c" || { echo "doc/manual.md: '### kunai $c' is not a command"; false; }
+	done
+}
+
+@test "man ./kunai.1 renders without a warning" {
+	command -v man >/dev/null || skip "no man (apt-get install man-db)"
+	run --separate-stderr env MANWIDTH=80 man --warnings -l ./kunai.1
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ] || { echo "$stderr"; false; }
+	[[ "$output" == *"KUNAI(1)"* ]]
+	[[ "$output" == *"EXIT STATUS"* ]]
+}
