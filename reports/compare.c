@@ -105,7 +105,7 @@ static void
 values_of(const struct summary *s, struct values *out)
 {
 	struct buf k = {0};
-	size_t i, j, w;
+	size_t i, j, w, cap = 0;
 
 	out->v = NULL;
 	out->n = 0;
@@ -118,7 +118,7 @@ values_of(const struct summary *s, struct values *out)
 			k.len = 0;
 			buf_printf(&k, "%s\x1f%d\x1f%s\x1f%s\x1f%d", s->runs[i].id, s->runs[i].step, m->name,
 			           m->node ? m->node : "", m->gpu);
-			out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+			out->v = xreserve(out->v, out->n + 1, &cap, sizeof(*out->v));
 			out->v[out->n] = (struct kv){xstrdup(k.data), m, s->runs[i].id, s->runs[i].step, m->value, 1};
 			out->n++;
 		}

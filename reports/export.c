@@ -43,10 +43,7 @@ struct entries {
 static void
 add(struct entries *e, const char *rel)
 {
-	if (e->len == e->cap) {
-		e->cap = e->cap ? e->cap * 2 : 64;
-		e->v = xrealloc(e->v, e->cap * sizeof(*e->v));
-	}
+	e->v = xreserve(e->v, e->len + 1, &e->cap, sizeof(*e->v));
 	e->v[e->len++] = xstrdup(rel);
 }
 

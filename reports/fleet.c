@@ -56,8 +56,8 @@ measured(const struct run_report *r)
 static size_t
 collect(struct arena *a, const struct plan *p, const struct summary *s, const size_t *col, struct sample **out)
 {
-	size_t cap = 64, n = 0, i, k;
-	struct sample *v = xmalloc(cap * sizeof(*v));
+	size_t cap = 0, n = 0, i, k;
+	struct sample *v = NULL;
 	struct buf key = {0};
 
 	for (i = 0; i < s->n_runs; i++) {
@@ -78,8 +78,7 @@ collect(struct arena *a, const struct plan *p, const struct summary *s, const si
 			                                 : fleet_direction(m->name, m->unit);
 			if (d == FLEET_DIR_NONE)
 				continue;
-			if (n == cap)
-				v = xrealloc(v, (cap *= 2) * sizeof(*v));
+			v = xreserve(v, n + 1, &cap, sizeof(*v));
 			key.len = 0;
 			buf_printf(&key, "%zu\x1f%s\x1f%s\x1f%s\x1f%c", col[i], m->name, m->unit ? m->unit : "",
 			           m->gpu_model ? m->gpu_model : "", m->gpu >= 0 ? 'g' : 'n');
@@ -106,10 +105,9 @@ compare(struct arena *a, const struct plan *p, const struct summary *s, const st
         struct fleet *f)
 {
 	double *vals = xmalloc((n + 1) * sizeof(*vals)), *scr = xmalloc((n + 1) * sizeof(*scr));
-	size_t i = 0, j, k, cap = 16;
+	size_t i = 0, j, k, cap = 0;
 	bool *noted = arena_alloc(a, (f->n_columns + 1) * sizeof(*noted));
 
-	f->groups = arena_alloc(a, cap * sizeof(*f->groups));
 	f->values = arena_alloc(a, (n + 1) * sizeof(*f->values));
 	f->notes = arena_alloc(a, (f->n_columns + 1) * sizeof(*f->notes));
 	while (i < n) {
@@ -118,10 +116,7 @@ compare(struct arena *a, const struct plan *p, const struct summary *s, const st
 		double med;
 		for (j = i; j < n && !strcmp(v[j].key, v[i].key); j++)
 			;
-		if (f->n_groups == cap) {
-			f->groups = arena_grow(a, f->groups, cap, 2 * cap, sizeof(*f->groups));
-			cap *= 2;
-		}
+		f->groups = arena_reserve(a, f->groups, f->n_groups, f->n_groups + 1, &cap, sizeof(*f->groups));
 		g = &f->groups[f->n_groups];
 		g->test = f->columns[v[i].column];
 		g->column = v[i].column;
@@ -328,15 +323,14 @@ on_ratio(struct nodes *ns, size_t i, void *ctx)
 static void
 node_list(struct nodes *ns, const struct summary *s)
 {
-	size_t cap = 64, n = 0, i, k;
-	const char **v = xmalloc(cap * sizeof(*v));
+	size_t cap = 0, n = 0, i, k;
+	const char **v = NULL;
 
 	for (i = 0; i < s->n_runs; i++) {
 		const char *p = s->runs[i].nodes, *e;
 		while (p && *p) {
 			e = strchr(p, ',');
-			if (n == cap)
-				v = xrealloc(v, (cap *= 2) * sizeof(*v));
+			v = xreserve(v, n + 1, &cap, sizeof(*v));
 			v[n++] = e ? arena_strndup(ns->a, p, (size_t)(e - p)) : p;
 			p = e ? e + 1 : NULL;
 		}
@@ -344,12 +338,12 @@ node_list(struct nodes *ns, const struct summary *s)
 			const struct metric *m = &s->runs[i].metrics[k];
 			if (m->x >= 0 || !m->node || strchr(m->node, ',') || strstr(m->node, "<->"))
 				continue;
-			if (n == cap)
-				v = xrealloc(v, (cap *= 2) * sizeof(*v));
+			v = xreserve(v, n + 1, &cap, sizeof(*v));
 			v[n++] = m->node;
 		}
 	}
-	qsort(v, n, sizeof(*v), cmp_str);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
 	ns->v = arena_alloc(ns->a, (n + 1) * sizeof(*ns->v));
 	for (i = 0; i < n; i++)
 		if (*v[i] && (i == 0 || strcmp(v[i], v[i - 1]) != 0)) {
@@ -519,10 +513,7 @@ tie_multi(struct nodes *ns, const struct summary *s, struct fleet *f)
 			buf_printf(&b, "it included %s, which %s drained", names.data, im.n == 1 ? "is" : "are");
 		else
 			buf_puts(&b, "no node of it is implicated by the other runs");
-		if (f->n_multi == cap) {
-			cap = cap ? 2 * cap : 8;
-			f->multi = arena_grow(ns->a, f->multi, f->n_multi, cap, sizeof(*f->multi));
-		}
+		f->multi = arena_reserve(ns->a, f->multi, f->n_multi, f->n_multi + 1, &cap, sizeof(*f->multi));
 		f->multi[f->n_multi++] = arena_strdup(ns->a, b.data);
 	}
 	buf_free(&b);
@@ -620,7 +611,8 @@ fleet_grade(struct arena *a, const struct plan *p, struct summary *s, struct fle
 	f->flagged_run = arena_alloc(a, (s->n_runs + 1) * sizeof(*f->flagged_run));
 	col = fleet_columns(a, p, s, f);
 	n = collect(a, p, s, col, &v);
-	qsort(v, n, sizeof(*v), cmp_sample);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_sample);
 	compare(a, p, s, v, n, f);
 	free(v);
 	mark_suspects(a, s, f);

@@ -3,6 +3,7 @@
  * instead of "#wrong", extra -I/-S columns), so the column header line says
  * where busbw and #wrong are; without one, the current 13-column layout is
  * assumed. Lines are split on blanks, never cut at fixed columns. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,15 @@ number(const char *t, size_t n, double *v)
 	return *end == '\0' && *v == *v && *v < 1e300 && *v > -1e300;
 }
 
+/* Adds a count read as v (at most 1e300) to *sum, saturating. */
+static void
+add_count(long *sum, double v)
+{
+	long n = util_to_long(v, LONG_MAX);
+
+	*sum = n < LONG_MAX - *sum ? *sum + n : LONG_MAX;
+}
+
 /* "# Avg bus bandwidth    : 123.4 [OK]": the first token after the colon. */
 static bool
 footer_value(const char *p, const char *end, const char *label, double *v)
@@ -139,12 +149,12 @@ row(const char **tok, const size_t *tlen, size_t n, const struct layout *l, stru
 	/* "N/A" with -c 0: nothing was checked */
 	for (i = 0; i < l->n_wrong; i++)
 		if (number(tok[l->wrong[i]], tlen[l->wrong[i]], &v) && v > 0)
-			out->wrong += (long)v;
+			add_count(&out->wrong, v);
 	if (any)
 		out->rows++;
 	if (any && c->d) {
 		r.size = size;
-		c->d->rows = arena_grow(c->a, c->d->rows, c->d->n_rows, c->d->n_rows + 1, sizeof(r));
+		c->d->rows = arena_reserve(c->a, c->d->rows, c->d->n_rows, c->d->n_rows + 1, &c->d->cap_rows, sizeof(r));
 		c->d->rows[c->d->n_rows++] = r;
 	}
 }
@@ -157,16 +167,15 @@ rank_line(const char **tok, const size_t *tlen, size_t n, const char *eol, const
 	double v;
 
 	if (!c->d || n < 10 || !tok_is(tok[0], tlen[0], "Rank") || !tok_is(tok[6], tlen[6], "on") ||
-	    !tok_is(tok[8], tlen[8], "device") || !number(tok[1], tlen[1], &v))
+	    !tok_is(tok[8], tlen[8], "device") || !number(tok[1], tlen[1], &v) || (k.rank = util_to_int(v, -1)) < 0)
 		return;
-	k.rank = (int)v;
 	k.host = arena_strndup(c->a, tok[7], tlen[7]);
-	k.device = number(tok[9], tlen[9], &v) ? (int)v : -1;
+	k.device = number(tok[9], tlen[9], &v) ? util_to_int(v, -1) : -1;
 	/* the model is the rest of the line after "[bus]" */
 	k.model = NULL;
 	if (n >= 12)
 		k.model = arena_strndup(c->a, tok[11], (size_t)(eol - tok[11]));
-	c->d->ranks = arena_grow(c->a, c->d->ranks, c->d->n_ranks, c->d->n_ranks + 1, sizeof(k));
+	c->d->ranks = arena_reserve(c->a, c->d->ranks, c->d->n_ranks, c->d->n_ranks + 1, &c->d->cap_ranks, sizeof(k));
 	c->d->ranks[c->d->n_ranks++] = k;
 }
 
@@ -211,7 +220,7 @@ nccl_parse_detail(struct arena *a, const char *text, size_t len, struct nccl_res
 			if (footer_value(p, eol, "Avg bus bandwidth", &v))
 				footer_sum += v, footers++;
 			else if (footer_value(p, eol, "Out of bounds values", &v) && v >= 0)
-				out->oob += (long)v, oob = true;
+				add_count(&out->oob, v), oob = true;
 			else if (!header(tok, tlen, n, &l))
 				rank_line(tok, tlen, n, eol, &c);
 			continue;

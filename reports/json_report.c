@@ -84,8 +84,7 @@ load_ref(struct arena *a, struct plan_test *t, const char *scope, const cJSON *v
 		k++;
 	if (n > k && cJSON_IsString(cJSON_GetArrayItem(v, k)))
 		f.unit = arena_strdup(a, cJSON_GetArrayItem(v, k)->valuestring);
-	t->refs = arena_grow(a, t->refs, t->n_refs, t->n_refs + 1, sizeof(f));
-	t->refs[t->n_refs++] = f;
+	t->refs[t->n_refs++] = f; /* load_refs made room */
 }
 
 /* "references": {metric: [...], scope: {metric: [...]}}. */
@@ -93,7 +92,11 @@ static void
 load_refs(struct arena *a, struct plan_test *t, const cJSON *refs)
 {
 	const cJSON *v, *m;
+	size_t n = 0;
 
+	cJSON_ArrayForEach(v, json_children(refs, true))
+		n += cJSON_IsObject(v) ? (size_t)cJSON_GetArraySize(v) : 1;
+	t->refs = n ? arena_alloc(a, n * sizeof(*t->refs)) : NULL;
 	cJSON_ArrayForEach(v, json_children(refs, true)) {
 		if (cJSON_IsObject(v)) {
 			const char *scope = arena_strdup(a, v->string);
@@ -406,7 +409,7 @@ value_from_json(struct arena *a, const cJSON *o, struct metric *m)
 	m->unit = json_get_str(a, o, "unit");
 	m->node = json_get_str(a, o, "node");
 	m->gpu_model = json_get_str(a, o, "gpu_model");
-	m->gpu = cJSON_IsNumber(g) ? (int)g->valuedouble : -1;
+	m->gpu = cJSON_IsNumber(g) ? util_to_int(g->valuedouble, -1) : -1;
 	m->x = -1;
 	if ((x = json_item(o, "bytes")) || (x = json_item(o, "epoch")) || (x = json_item(o, "pair"))) {
 		m->x = cJSON_IsNumber(x) ? x->valuedouble : -1;
@@ -433,9 +436,9 @@ value_from_json(struct arena *a, const cJSON *o, struct metric *m)
 static void
 series_from_json(struct arena *a, const cJSON *e, struct run_report *r)
 {
-	const cJSON *xs = json_item(e, "x"), *ys = json_item(e, "values"), *g = json_item(e, "gpu");
+	const cJSON *xs = json_item(e, "x"), *ys = json_item(e, "values"), *g = json_item(e, "gpu"), *x, *y;
 	struct metric t;
-	int i, n = cJSON_GetArraySize(ys);
+	int n = cJSON_GetArraySize(ys);
 
 	memset(&t, 0, sizeof(t));
 	t.name = json_get_str(a, e, "name");
@@ -444,10 +447,10 @@ series_from_json(struct arena *a, const cJSON *e, struct run_report *r)
 	t.unit = json_get_str(a, e, "unit");
 	t.x_name = json_get_str(a, e, "x_name");
 	t.node = json_get_str(a, e, "node");
-	t.gpu = cJSON_IsNumber(g) ? (int)g->valuedouble : -1;
+	t.gpu = cJSON_IsNumber(g) ? util_to_int(g->valuedouble, -1) : -1;
 	t.gpu_model = json_get_str(a, e, "gpu_model");
-	for (i = 0; i < n && r->n_metrics < r->cap_metrics; i++) {
-		const cJSON *x = cJSON_GetArrayItem(xs, i), *y = cJSON_GetArrayItem(ys, i);
+	/* side by side: cJSON_GetArrayItem(i) walks the list, quadratic in n */
+	for (x = xs->child, y = ys->child; x && y && r->n_metrics < r->cap_metrics; x = x->next, y = y->next) {
 		if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y) || x->valuedouble < 0)
 			continue;
 		t.x = x->valuedouble;

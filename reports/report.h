@@ -194,9 +194,9 @@ struct nccl_rank {
 
 struct nccl_detail {
 	struct nccl_row *rows;
-	size_t n_rows;
+	size_t n_rows, cap_rows;
 	struct nccl_rank *ranks;
-	size_t n_ranks;
+	size_t n_ranks, cap_ranks;
 };
 
 /* Parses nccl-tests' text output. Returns false when it holds no result row

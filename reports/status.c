@@ -5,6 +5,7 @@
  * not at all when nothing is live: polite to slurmctld (DESIGN 9). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,7 +304,7 @@ read_records(const char *root, struct row *r)
 static void
 elapsed(char *out, size_t n, double s)
 {
-	long t = (long)(s + 0.5);
+	long t = util_to_long(s + 0.5, LONG_MAX);
 
 	if (s < 0)
 		snprintf(out, n, "-");

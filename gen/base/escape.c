@@ -185,6 +185,7 @@ sh_split(struct arena *a, const char *s, char ***words)
 {
 	struct buf w = {0};
 	char **v = NULL;
+	size_t cap = 0;
 	int n = 0;
 
 	for (;;) {
@@ -213,7 +214,7 @@ sh_split(struct arena *a, const char *s, char ***words)
 			} else
 				buf_putc(&w, q);
 		}
-		v = arena_grow(a, v, (size_t)n, (size_t)n + 2, sizeof(*v));
+		v = arena_reserve(a, v, (size_t)n, (size_t)n + 2, &cap, sizeof(*v));
 		v[n++] = arena_strndup(a, buf_str(&w), w.len); /* '' is a word too */
 	}
 	if (!v)

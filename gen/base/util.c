@@ -1,8 +1,10 @@
-/* util.c: memory, strings, buffers, diagnostics and atomic file output. */
+/* util.c: memory, strings, buffers, diagnostics and atomic file output (the
+ * arena and growing arrays: arena.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +13,6 @@
 #include <unistd.h>
 
 #include "util.h"
-
-struct arena_block {
-	struct arena_block *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-enum { ARENA_BLOCK = 1 << 20 };
 
 static void
 oom(void)
@@ -61,93 +55,13 @@ xstrdup(const char *s)
 	return memcpy(xmalloc(n), s, n);
 }
 
-void *
-arena_alloc(struct arena *a, size_t n)
-{
-	struct arena_block *b = a->head;
-	size_t align = _Alignof(max_align_t);
-	void *p;
-
-	n = (n + align - 1) & ~(align - 1);
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
-		if (cap > SIZE_MAX - sizeof(*b))
-			oom();
-		b = xmalloc(sizeof(*b) + cap);
-		b->cap = cap;
-		b->used = 0;
-		if (n > ARENA_BLOCK / 4 && a->head) {
-			/* keep filling the current block; chain the big one behind it */
-			b->next = a->head->next;
-			a->head->next = b;
-		} else {
-			b->next = a->head;
-			a->head = b;
-		}
-		a->total += cap;
-	}
-	p = (char *)b->data + b->used;
-	b->used += n;
-	memset(p, 0, n);
-	return p;
-}
-
-char *
-arena_strndup(struct arena *a, const char *s, size_t n)
-{
-	char *p = arena_alloc(a, n + 1);
-	if (n)
-		memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-char *
-arena_strdup(struct arena *a, const char *s)
-{
-	return arena_strndup(a, s, strlen(s));
-}
-
-void *
-arena_grow(struct arena *a, void *p, size_t old_n, size_t new_n, size_t sz)
-{
-	void *q;
-
-	if (new_n && sz > SIZE_MAX / new_n)
-		oom();
-	q = arena_alloc(a, new_n * sz);
-	if (old_n)
-		memcpy(q, p, old_n * sz);
-	return q;
-}
-
-void
-arena_free(struct arena *a)
-{
-	struct arena_block *b, *next;
-
-	for (b = a->head; b; b = next) {
-		next = b->next;
-		free(b);
-	}
-	a->head = NULL;
-	a->total = 0;
-}
-
 static void
 buf_reserve(struct buf *b, size_t n)
 {
-	size_t cap;
-
 	if (n > SIZE_MAX - b->len - 1)
 		oom();
-	if (b->len + n + 1 <= b->cap)
-		return;
-	cap = b->cap ? b->cap : 64;
-	while (cap < b->len + n + 1)
-		cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-	b->data = xrealloc(b->data, cap);
-	b->cap = cap;
+	if (b->len + n + 1 > b->cap)
+		b->data = xreserve(b->data, b->len + n + 1, &b->cap, 1);
 }
 
 void
@@ -592,21 +506,6 @@ util_days_from_civil(long y, long m, long d)
 	return era * 146097 + doe - 719468;
 }
 
-char *
-arena_printf(struct arena *a, const char *fmt, ...)
-{
-	struct buf b = {0};
-	char *r;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	r = arena_strdup(a, buf_str(&b));
-	buf_free(&b);
-	return r;
-}
-
 void
 util_float_repr(char *out, size_t n, double d)
 {
@@ -657,4 +556,18 @@ util_float_repr(char *out, size_t n, double d)
 			out[k++] = '0';
 	}
 	out[k] = '\0';
+}
+
+int
+util_to_int(double d, int dflt)
+{
+	/* INT_MIN - 1 and INT_MAX + 1 are exact doubles; NaN fails both */
+	return d > (double)INT_MIN - 1.0 && d < (double)INT_MAX + 1.0 ? (int)d : dflt;
+}
+
+long
+util_to_long(double d, long dflt)
+{
+	/* -2^63 and 2^63 are exact; (double)LONG_MAX rounds up to 2^63 */
+	return d >= (double)LONG_MIN && d < -(double)LONG_MIN ? (long)d : dflt;
 }

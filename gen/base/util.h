@@ -1,4 +1,5 @@
-/* util.h: memory, strings, buffers, diagnostics and atomic file output. */
+/* util.h: memory, strings, buffers, diagnostics and atomic file output
+ * (util.c); the arena and growing arrays (arena.c). */
 #ifndef KUNAI_UTIL_H
 #define KUNAI_UTIL_H
 
@@ -30,6 +31,8 @@ struct arena {
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
+/* arena_reserve for a malloc'd array (p NULL or from xmalloc/xreserve). */
+void *xreserve(void *p, size_t need, size_t *cap, size_t sz);
 char *xstrdup(const char *s);
 
 /* Never returns NULL; memory is zeroed. */
@@ -37,8 +40,15 @@ void *arena_alloc(struct arena *a, size_t n);
 /* Returns a NUL-terminated copy in the arena. */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
-/* Grows an arena array from old_n to new_n elements of size sz (copying). */
+/* Grows an arena array from old_n to new_n elements of size sz (copying):
+ * for a one-time size; an array that grows as it is filled uses
+ * arena_reserve, or its memory is quadratic in its length. */
 void *arena_grow(struct arena *a, void *p, size_t old_n, size_t new_n, size_t sz);
+/* Returns p, an arena array of n elements of sz bytes in use and room for
+ * *cap, with room for at least need: when need > *cap, a copy with the room
+ * doubled (at least need, at least 8), and *cap updated. The old array stays
+ * in the arena, so the total stays within twice the final size. */
+void *arena_reserve(struct arena *a, void *p, size_t n, size_t need, size_t *cap, size_t sz);
 void arena_free(struct arena *a);
 /* Returns the formatted text, copied into the arena. */
 char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -101,5 +111,10 @@ const char *kunai_datadir(struct buf *out);
  * that reads back as d; 200.0, 0.8, 1e+16, 1e-05) into out[n], n >= 32. */
 void util_float_repr(char *out, size_t n, double d);
 long util_days_from_civil(long y, long m, long d);
+/* d truncated to an int (a long), or dflt when d is NaN or outside the
+ * type's range: converting such a double is undefined behaviour, and
+ * numbers read back from summary.json or an archive can be anything. */
+int util_to_int(double d, int dflt);
+long util_to_long(double d, long dflt);
 
 #endif

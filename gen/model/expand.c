@@ -97,11 +97,7 @@ excluded(const struct testdef *d, const char *key)
 static void
 kv_push(struct arena *a, struct kvlist *l, size_t *cap, const char *k, const char *v)
 {
-	if (l->len == *cap) {
-		size_t n = *cap ? *cap * 2 : 8;
-		l->items = arena_grow(a, l->items, l->len, n, sizeof(*l->items));
-		*cap = n;
-	}
+	l->items = arena_reserve(a, l->items, l->len, l->len + 1, cap, sizeof(*l->items));
 	l->items[l->len].key = k;
 	l->items[l->len].value = v;
 	l->len++;
@@ -365,11 +361,7 @@ expand_case(struct arena *a, const struct campaign *c, const struct scenario *sc
 				pick[i] = rest % dims[i].values->len;
 				rest /= dims[i].values->len;
 			}
-			if (*len == *cap) {
-				size_t n = *cap ? *cap * 2 : 64;
-				*items = arena_grow(a, *items, *len, n, sizeof(**items));
-				*cap = n;
-			}
+			*items = arena_reserve(a, *items, *len, *len + 1, cap, sizeof(**items));
 			r = &(*items)[*len];
 			memset(r, 0, sizeof(*r));
 			r->c = c;

@@ -111,10 +111,7 @@ walk(struct arena *a, const char *dir, bool rec, int depth, struct paths *out)
 		n = strlen(e->d_name);
 		if (!S_ISREG(st.st_mode) || n < 5 || strcmp(e->d_name + n - 5, ".toml") != 0)
 			continue;
-		if (out->len == out->cap) {
-			out->cap = out->cap ? out->cap * 2 : 16;
-			out->v = arena_grow(a, out->v, out->len, out->cap, sizeof(*out->v));
-		}
+		out->v = arena_reserve(a, out->v, out->len, out->len + 1, &out->cap, sizeof(*out->v));
 		out->v[out->len++] = p;
 	}
 	if (errno) {
@@ -176,10 +173,7 @@ mfile_read(struct mctx *c, const char *path)
 		f->dev = st.st_dev;
 		f->ino = st.st_ino;
 	}
-	if (c->n_files == c->cap_files) {
-		c->cap_files = c->cap_files ? c->cap_files * 2 : 16;
-		c->files = arena_grow(c->a, c->files, c->n_files, c->cap_files, sizeof(*c->files));
-	}
+	c->files = arena_reserve(c->a, c->files, c->n_files, c->n_files + 1, &c->cap_files, sizeof(*c->files));
 	c->files[c->n_files++] = f;
 	if (c->inputs)
 		strlist_add(c->a, c->inputs, f->path, (struct toml_pos){f->path, 1, 1});
@@ -252,10 +246,7 @@ pool_add(struct mctx *c, struct pool *p, struct mfile *f)
 		f->def_state = -1;
 		return;
 	}
-	if (p->len == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 16;
-		p->items = arena_grow(c->a, p->items, p->len, p->cap, sizeof(*p->items));
-	}
+	p->items = arena_reserve(c->a, p->items, p->len, p->len + 1, &p->cap, sizeof(*p->items));
 	p->items[p->len++] = f;
 }
 
@@ -360,7 +351,7 @@ hookdir_get(struct mctx *c, const char *path)
 	h->path = arena_strdup(c->a, path);
 	h->dev = st.st_dev;
 	h->ino = st.st_ino;
-	c->hooks = arena_grow(c->a, c->hooks, c->n_hooks, c->n_hooks + 1, sizeof(*c->hooks));
+	c->hooks = arena_reserve(c->a, c->hooks, c->n_hooks, c->n_hooks + 1, &c->cap_hooks, sizeof(*c->hooks));
 	c->hooks[c->n_hooks++] = h;
 	if (!list_toml(c->a, path, false, &files, &h->n_files))
 		c->errors++;

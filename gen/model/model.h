@@ -34,7 +34,7 @@ struct argset {
 struct strlist {
 	const char **items;
 	struct toml_pos *pos; /* pos[i] is where items[i] came from */
-	size_t len;
+	size_t len, cap;      /* cap: room in items and pos (strlist_reserve) */
 };
 
 struct slurm_group {
@@ -47,7 +47,7 @@ struct slurm_partition {
 	const char *name;
 	struct strlist nodes; /* the older [partitions.<name>] form's own nodes */
 	struct slurm_group *groups;
-	size_t n_groups;
+	size_t n_groups, cap_groups;
 	struct toml_pos pos;
 };
 
@@ -63,7 +63,7 @@ struct system {
 	/* slurm */
 	const char *default_partition;
 	struct slurm_partition *partitions;
-	size_t n_partitions;
+	size_t n_partitions, cap_partitions;
 	const char *account, *distribution, *mpi;
 	int gpus_per_node;   /* 0: not set */
 	int ntasks_per_node; /* 0: not set */
@@ -222,6 +222,9 @@ void model_format_time(long seconds, char *out, size_t n);
  * how CloudAI writes numbers it was given into commands and env files. */
 void model_format_float(double v, char *out, size_t n);
 
+/* Appends s (from pos) to l; strlist_reserve makes room for need items. */
+void strlist_add(struct arena *a, struct strlist *l, const char *s, struct toml_pos pos);
+void strlist_reserve(struct arena *a, struct strlist *l, size_t need);
 /* Expands Slurm hostlist syntax ("node-[001-003,7]", "a,b") into names,
  * appending to out (arena strings). Returns false on malformed input. */
 bool model_expand_hostlist(struct arena *a, const char *spec, struct strlist *out);

@@ -22,10 +22,7 @@ merr(struct mctx *c, struct toml_pos pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	if (c->n_errs == c->cap_errs) {
-		c->cap_errs = c->cap_errs ? c->cap_errs * 2 : 16;
-		c->errs = xrealloc(c->errs, c->cap_errs * sizeof(*c->errs));
-	}
+	c->errs = xreserve(c->errs, c->n_errs + 1, &c->cap_errs, sizeof(*c->errs));
 	e = &c->errs[c->n_errs];
 	e->pos = pos;
 	if (!e->pos.path)
@@ -433,25 +430,11 @@ argset_add(struct arena *a, struct argset *s, const char *key, struct toml_pos p
 {
 	struct arg *g;
 
-	if (s->len == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 8;
-		s->items = arena_grow(a, s->items, s->len, s->cap, sizeof(*s->items));
-	}
+	s->items = arena_reserve(a, s->items, s->len, s->len + 1, &s->cap, sizeof(*s->items));
 	g = &s->items[s->len++];
 	g->key = key;
 	g->pos = pos;
 	g->val = val;
-}
-
-void
-strlist_add(struct arena *a, struct strlist *l, const char *s, struct toml_pos pos)
-{
-	/* lists are short: growing by one keeps strlist free of a cap field */
-	l->items = arena_grow(a, (void *)l->items, l->len, l->len + 1, sizeof(*l->items));
-	l->pos = arena_grow(a, l->pos, l->pos ? l->len : 0, l->len + 1, sizeof(*l->pos));
-	l->items[l->len] = s;
-	l->pos[l->len] = pos;
-	l->len++;
 }
 
 struct toml_value *
@@ -471,15 +454,10 @@ m_table_add(struct arena *a, struct toml_value *t, const char *key, struct toml_
 {
 	struct toml_table *tab = t->u.table;
 	struct toml_keyval *kv;
-	size_t cap;
 
 	/* a parsed table's lookup index goes stale when its length changes,
 	 * and toml_get_kv then falls back to a linear search */
-	if (tab->len == tab->cap || tab->len > tab->cap) {
-		cap = tab->len ? tab->len * 2 : 4;
-		tab->items = arena_grow(a, tab->items, tab->len, cap, sizeof(*tab->items));
-		tab->cap = cap;
-	}
+	tab->items = arena_reserve(a, tab->items, tab->len, tab->len + 1, &tab->cap, sizeof(*tab->items));
 	kv = &tab->items[tab->len++];
 	kv->key = arena_strdup(a, key);
 	kv->key_len = strlen(key);

@@ -114,9 +114,9 @@ struct presets {
 	const struct toml_value *table; /* [presets] */
 	int *state;                     /* per preset: 0 new, 1 resolving, 2 done */
 	struct override *out;
-	size_t n_out;
+	size_t n_out, cap_out;
 	const char **chain;
-	size_t n_chain;
+	size_t n_chain, cap_chain;
 };
 
 static void
@@ -126,7 +126,7 @@ add_override(struct presets *p, const char *name, struct buf *key, const struct 
 	struct buf text = {0};
 
 	toml_text(&text, kv->value, 0);
-	p->out = arena_grow(p->c->a, p->out, p->n_out, p->n_out + 1, sizeof(*p->out));
+	p->out = arena_reserve(p->c->a, p->out, p->n_out, p->n_out + 1, &p->cap_out, sizeof(*p->out));
 	o = &p->out[p->n_out++];
 	memset(o, 0, sizeof(*o));
 	o->key = arena_strdup(p->c->a, key->data);
@@ -248,7 +248,8 @@ resolve(struct presets *p, size_t i, bool emit, int depth)
 	if (ok && emit) {
 		b.len = 0;
 		flatten(p, kv->key, kv->value, &b, 0);
-		p->chain = arena_grow(p->c->a, p->chain, p->n_chain, p->n_chain + 1, sizeof(*p->chain));
+		p->chain = arena_reserve(p->c->a, p->chain, p->n_chain, p->n_chain + 1, &p->cap_chain,
+		                         sizeof(*p->chain));
 		p->chain[p->n_chain++] = kv->key;
 	}
 	buf_free(&b);
@@ -259,7 +260,7 @@ bool
 m_check_presets(struct mctx *c, const struct toml_value *root)
 {
 	const struct toml_keyval *kv = root ? m_kv(root, "presets") : NULL;
-	struct presets p = {c, NULL, NULL, NULL, 0, NULL, 0};
+	struct presets p = {.c = c};
 	size_t i;
 	bool ok = true;
 
@@ -283,7 +284,7 @@ m_resolve_presets(struct mctx *c, const struct mfile *f, const char *const *name
                   const struct override *sets, size_t n_sets, struct campaign *cp)
 {
 	const struct toml_keyval *kv = f->root ? m_kv(f->root, "presets") : NULL;
-	struct presets p = {c, NULL, NULL, NULL, 0, NULL, 0};
+	struct presets p = {.c = c};
 	struct buf b = {0};
 	size_t i, k;
 	bool ok = true;

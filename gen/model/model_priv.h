@@ -72,7 +72,7 @@ struct mctx {
 	struct mfile **files;     /* the cache */
 	size_t n_files, cap_files;
 	struct hookdir **hooks;
-	size_t n_hooks;
+	size_t n_hooks, cap_hooks;
 	struct strlist *inputs; /* files read, in order; NULL: not recorded */
 	size_t cap_inputs;
 	const char *hook_dir; /* for the scenario being loaded; NULL: none */
@@ -179,7 +179,6 @@ struct toml_value *m_string_value(struct arena *a, const char *s, struct toml_po
 struct toml_value *m_stringify(struct mctx *c, const struct toml_value *v, bool bools);
 void argset_add(struct arena *a, struct argset *s, const char *key, struct toml_pos pos,
                 const struct toml_value *val);
-void strlist_add(struct arena *a, struct strlist *l, const char *s, struct toml_pos pos);
 /* A fresh empty table value at pos. */
 struct toml_value *m_new_table(struct arena *a, struct toml_pos pos);
 /* Appends key = v to table t (which must not have key). */

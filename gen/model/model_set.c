@@ -136,7 +136,7 @@ key_parts(struct mctx *c, const char *key, const char ***parts, size_t *n)
 	struct toml_value *root, *v;
 	struct toml_keyval *kv;
 	const char **p = NULL;
-	size_t len = 0;
+	size_t len = 0, cap = 0;
 
 	if (strchr(key, '\n') || strchr(key, '\r'))
 		return false;
@@ -149,7 +149,7 @@ key_parts(struct mctx *c, const char *key, const char ***parts, size_t *n)
 		kv = &v->u.table->items[0];
 		if (strlen(kv->key) != kv->key_len)
 			return false;
-		p = arena_grow(c->a, p, len, len + 1, sizeof(*p));
+		p = arena_reserve(c->a, p, len, len + 1, &cap, sizeof(*p));
 		p[len++] = kv->key;
 		v = kv->value;
 	}

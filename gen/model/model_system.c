@@ -160,7 +160,7 @@ load_group(struct mctx *c, struct slurm_partition *p, const struct toml_value *t
 			     m_shown(c, name), p->groups[i].pos.line);
 			return;
 		}
-	p->groups = arena_grow(c->a, p->groups, p->n_groups, p->n_groups + 1, sizeof(*g));
+	p->groups = arena_reserve(c->a, p->groups, p->n_groups, p->n_groups + 1, &p->cap_groups, sizeof(*g));
 	g = &p->groups[p->n_groups++];
 	g->name = name;
 	g->pos = kv ? kv->pos : t->pos;
@@ -192,8 +192,8 @@ load_partition(struct mctx *c, struct system *s, const struct toml_value *t,
 			     m_shown(c, name), s->partitions[i].pos.line);
 			return;
 		}
-	s->partitions = arena_grow(c->a, s->partitions, s->n_partitions, s->n_partitions + 1,
-	                           sizeof(*p));
+	s->partitions = arena_reserve(c->a, s->partitions, s->n_partitions, s->n_partitions + 1,
+	                              &s->cap_partitions, sizeof(*p));
 	p = &s->partitions[s->n_partitions++];
 	p->name = name;
 	p->pos = kv ? kv->pos : t->pos;

@@ -256,6 +256,30 @@ model_format_float(double v, char *out, size_t n)
 	buf_free(&b);
 }
 
+void
+strlist_reserve(struct arena *a, struct strlist *l, size_t need)
+{
+	size_t cap;
+
+	if (!l->items || !l->pos)
+		l->cap = 0; /* built by hand: no spare room */
+	if (need <= l->cap)
+		return;
+	/* items and pos share one capacity: both get the same new room */
+	cap = l->cap;
+	l->items = arena_reserve(a, (void *)l->items, l->len, need, &cap, sizeof(*l->items));
+	l->pos = arena_reserve(a, l->pos, l->pos ? l->len : 0, need, &l->cap, sizeof(*l->pos));
+}
+
+void
+strlist_add(struct arena *a, struct strlist *l, const char *s, struct toml_pos pos)
+{
+	strlist_reserve(a, l, l->len + 1);
+	l->items[l->len] = s;
+	l->pos[l->len] = pos;
+	l->len++;
+}
+
 struct names {
 	char **v;
 	size_t len, cap;
@@ -266,10 +290,7 @@ names_add(struct names *l, const char *s, size_t n)
 {
 	if (l->len == HOSTLIST_MAX)
 		return false;
-	if (l->len == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 16;
-		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
-	}
+	l->v = xreserve(l->v, l->len + 1, &l->cap, sizeof(*l->v));
 	l->v[l->len] = xmalloc(n + 1);
 	memcpy(l->v[l->len], s, n);
 	l->v[l->len][n] = '\0';
@@ -381,10 +402,7 @@ model_expand_hostlist(struct arena *a, const char *spec, struct strlist *out)
 		part = p + 1;
 	}
 	if (ok && l.len) {
-		out->items = arena_grow(a, (void *)out->items, out->len, out->len + l.len,
-		                        sizeof(*out->items));
-		out->pos = arena_grow(a, out->pos, out->pos ? out->len : 0, out->len + l.len,
-		                      sizeof(*out->pos));
+		strlist_reserve(a, out, out->len + l.len);
 		for (i = 0; i < l.len; i++)
 			out->items[out->len + i] = arena_strdup(a, l.v[i]);
 		out->len += l.len;

@@ -182,10 +182,7 @@ collect(struct verify *v, const char *path, struct vfile **files, size_t *n, siz
 				break;
 		if (j < *n)
 			continue; /* given twice */
-		if (*n == *cap) {
-			*cap = *cap ? *cap * 2 : 16;
-			*files = arena_grow(v->c.a, *files, *n, *cap, sizeof(**files));
-		}
+		*files = arena_reserve(v->c.a, *files, *n, *n + 1, cap, sizeof(**files));
 		(*files)[*n].path = paths[i];
 		(*files)[*n].dev = st.st_dev;
 		(*files)[*n].ino = st.st_ino;

@@ -237,10 +237,7 @@ parse_key(struct parser *P)
 	P->keys.len = 0;
 	for (;;) {
 		skip_ws(P);
-		if (P->nparts == P->partcap) {
-			P->partcap = P->partcap ? P->partcap * 2 : 8;
-			P->parts = xrealloc(P->parts, P->partcap * sizeof(*P->parts));
-		}
+		P->parts = xreserve(P->parts, P->nparts + 1, &P->partcap, sizeof(*P->parts));
 		kp = &P->parts[P->nparts++];
 		s = P->p;
 		kp->at = s;
@@ -278,18 +275,12 @@ add(struct parser *P, struct toml_table *t, size_t i)
 {
 	struct key_part *kp = &P->parts[i];
 	struct toml_keyval *kv;
-	size_t cap;
 
-	if (t->len == t->cap) {
-		cap = t->cap ? t->cap * 2 : 4;
-		if (t == P->sect) {
-			t->items = xrealloc(t->items, cap * sizeof(*t->items));
-			P->sect_items = t->items;
-			P->sect_cap = cap;
-		} else {
-			t->items = arena_grow(P->a, t->items, t->len, cap, sizeof(*t->items));
-		}
-		t->cap = cap;
+	if (t == P->sect) {
+		t->items = P->sect_items = xreserve(t->items, t->len + 1, &P->sect_cap, sizeof(*t->items));
+		t->cap = P->sect_cap;
+	} else {
+		t->items = arena_reserve(P->a, t->items, t->len, t->len + 1, &t->cap, sizeof(*t->items));
 	}
 	kv = &t->items[t->len++];
 	kv->key = toml_strndup(P, P->keys.data + kp->off, kp->len);
@@ -321,10 +312,7 @@ static void
 open_section(struct parser *P, struct toml_table *t)
 {
 	close_section(P);
-	if (P->sect_cap < t->len) {
-		P->sect_cap = t->len;
-		P->sect_items = xrealloc(P->sect_items, P->sect_cap * sizeof(*t->items));
-	}
+	P->sect_items = xreserve(P->sect_items, t->len, &P->sect_cap, sizeof(*t->items));
 	if (t->len)
 		memcpy(P->sect_items, t->items, t->len * sizeof(*t->items));
 	t->items = P->sect_items;
@@ -418,10 +406,7 @@ parse_array(struct parser *P, struct toml_value *v, size_t depth)
 		e = NEW(P, struct toml_value);
 		parse_value(P, e, depth + 1);
 		/* elements gather on a shared stack, so arrays get no slack */
-		if (P->nstack == P->stackcap) {
-			P->stackcap = P->stackcap ? P->stackcap * 2 : 64;
-			P->stack = xrealloc(P->stack, P->stackcap * sizeof(*P->stack));
-		}
+		P->stack = xreserve(P->stack, P->nstack + 1, &P->stackcap, sizeof(*P->stack));
 		P->stack[P->nstack++] = e;
 		skip_space(P);
 		if (P->p < P->end && *P->p == ',') {
@@ -554,11 +539,7 @@ parse_header(struct parser *P, struct toml_table *root, size_t *depth)
 				          v->pos.col);
 		}
 		arr = v->u.array;
-		if (arr->len == arr->cap) {
-			arr->cap = arr->cap ? arr->cap * 2 : 4;
-			arr->items = arena_grow(P->a, arr->items, arr->len, arr->cap,
-			                        sizeof(*arr->items));
-		}
+		arr->items = arena_reserve(P->a, arr->items, arr->len, arr->len + 1, &arr->cap, sizeof(*arr->items));
 		e = arr->items[arr->len++] = NEW(P, struct toml_value);
 		e->pos = pos;
 		return new_table(P, e, TABLE_EXPLICIT);

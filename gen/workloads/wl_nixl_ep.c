@@ -109,10 +109,7 @@ plan_parse(const char *s, struct ep_plan *p, struct buf *why)
 			buf_puts(why, "Each plan phase must be a non-empty list of ranks.");
 			goto fail;
 		}
-		if (p->n + 2 > ncap) {
-			ncap = ncap ? 2 * ncap : 8;
-			p->start = xrealloc(p->start, ncap * sizeof(*p->start));
-		}
+		p->start = xreserve(p->start, p->n + 2, &ncap, sizeof(*p->start));
 		p->start[p->n++] = nr;
 		q = ws(q + 1);
 		for (;;) {
@@ -134,10 +131,7 @@ plan_parse(const char *s, struct ep_plan *p, struct buf *why)
 				buf_printf(why, "a plan holds at most %d ranks in all (kunai's bound)", EP_MAX_RANKS);
 				goto fail;
 			}
-			if (nr == cap) {
-				cap = cap ? 2 * cap : 32;
-				p->rank = xrealloc(p->rank, cap * sizeof(*p->rank));
-			}
+			p->rank = xreserve(p->rank, nr + 1, &cap, sizeof(*p->rank));
 			p->rank[nr++] = v;
 			q = ws(end);
 			if (*q == ']')

@@ -32,10 +32,7 @@ aset(struct aargs *a, const char *key, const char *text, int kind)
 		if (strcmp(a->items[i].key, key) == 0)
 			break;
 	if (i == a->len) {
-		if (a->len == a->cap) {
-			a->cap = a->cap ? a->cap * 2 : 16;
-			a->items = xrealloc(a->items, a->cap * sizeof(*a->items));
-		}
+		a->items = xreserve(a->items, a->len + 1, &a->cap, sizeof(*a->items));
 		a->items[a->len].key = xstrdup(key);
 		a->items[a->len++].text = NULL;
 	}

@@ -60,10 +60,7 @@ ovr_set(struct ovr *o, const char *key, const char *value)
 		o->items[f].value = value;
 		return;
 	}
-	if (o->len == o->cap) {
-		o->cap = o->cap ? o->cap * 2 : 32;
-		o->items = xrealloc(o->items, o->cap * sizeof(*o->items));
-	}
+	o->items = xreserve(o->items, o->len + 1, &o->cap, sizeof(*o->items));
 	at = slot(o, key);
 	memmove(&o->items[at + 1], &o->items[at], (o->len - at) * sizeof(*o->items));
 	o->items[at].key = key;

@@ -267,10 +267,7 @@ workload_error(struct wl_diags *d, const struct run *r, const char *key, bool en
 		    strcmp(d->items[i].pos.path, p.path) == 0 && strcmp(d->items[i].text, buf_str(&t)) == 0)
 			break;
 	if (i == d->len) {
-		if (d->len == d->cap) {
-			d->cap = d->cap ? d->cap * 2 : 8;
-			d->items = xrealloc(d->items, d->cap * sizeof(*d->items));
-		}
+		d->items = xreserve(d->items, d->len + 1, &d->cap, sizeof(*d->items));
 		e = &d->items[d->len++];
 		memset(e, 0, sizeof(*e));
 		e->pos = p;

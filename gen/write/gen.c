@@ -30,9 +30,9 @@ struct gen_opts {
 	const char *rules_dir; /* --rules-dir, made absolute; NULL: kunai's own */
 	bool cache_without_check;
 	struct override *sets;
-	size_t n_sets;
+	size_t n_sets, cap_sets;
 	const char **presets;
-	size_t n_presets;
+	size_t n_presets, cap_presets;
 };
 
 /* Where rendered files go: under root, or nowhere when root is NULL. */
@@ -223,14 +223,15 @@ parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 			const char *e = strchr(v, '=');
 			if (!e || e == v)
 				return gen_usage("--set needs KEY=VALUE, not '%s'", v);
-			o->sets = arena_grow(a, o->sets, o->n_sets, o->n_sets + 1, sizeof(*o->sets));
+			o->sets = arena_reserve(a, o->sets, o->n_sets, o->n_sets + 1, &o->cap_sets, sizeof(*o->sets));
 			o->sets[o->n_sets].key = arena_strndup(a, v, (size_t)(e - v));
 			o->sets[o->n_sets].value = e + 1;
 			o->n_sets++;
 		} else if (strcmp(name, "--preset") == 0) {
 			if (!*v)
 				return gen_usage("%s", "--preset needs a NAME");
-			o->presets = arena_grow(a, o->presets, o->n_presets, o->n_presets + 1, sizeof(*o->presets));
+			o->presets = arena_reserve(a, o->presets, o->n_presets, o->n_presets + 1, &o->cap_presets,
+			                           sizeof(*o->presets));
 			o->presets[o->n_presets++] = v;
 		} else if (strcmp(name, "--mode") == 0) {
 			if (strcmp(v, "dry-run") != 0 && strcmp(v, "gen") != 0)
@@ -312,11 +313,7 @@ add_dir_inputs(struct arena *a, struct campaign *c, const struct gen_opts *o)
 	for (i = 0; i < n; i++) {
 		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
-		c->inputs.items = arena_grow(a, (void *)c->inputs.items, c->inputs.len, c->inputs.len + 1,
-		                             sizeof(*c->inputs.items));
-		c->inputs.pos = arena_grow(a, c->inputs.pos, c->inputs.pos ? c->inputs.len : 0,
-		                           c->inputs.len + 1, sizeof(*c->inputs.pos));
-		c->inputs.items[c->inputs.len++] = dirs[i];
+		strlist_add(a, &c->inputs, dirs[i], (struct toml_pos){0});
 	}
 }
 

@@ -135,10 +135,7 @@ add(struct collect *c, const struct inst *it)
 			c->ok = false;
 			return 0;
 		}
-		if (s->len == c->cap) {
-			s->items = arena_grow(c->a, s->items, c->cap, c->cap ? c->cap * 2 : 8, sizeof(*s->items));
-			c->cap = c->cap ? c->cap * 2 : 8;
-		}
+		s->items = arena_reserve(c->a, s->items, s->len, s->len + 1, &c->cap, sizeof(*s->items));
 		idx = s->len++;
 		s->items[idx] = *it;
 		/* a hook run's texts live only while it is looked at */
@@ -151,10 +148,7 @@ add(struct collect *c, const struct inst *it)
 	for (k = c->run_first; k < c->n_refs; k++)
 		if (s->refs[k] == idx)
 			return idx + 1;
-	if (c->n_refs == c->cap_refs) {
-		c->cap_refs = c->cap_refs ? c->cap_refs * 2 : 64;
-		s->refs = xrealloc(s->refs, c->cap_refs * sizeof(*s->refs));
-	}
+	s->refs = xreserve(s->refs, c->n_refs + 1, &c->cap_refs, sizeof(*s->refs));
 	s->refs[c->n_refs++] = idx;
 	return idx + 1;
 }
@@ -306,10 +300,11 @@ close_set(struct collect *c)
 {
 	struct install_set *s = c->s;
 	size_t m = c->n_refs - c->run_first, j, k;
-	const size_t *v = s->refs + c->run_first;
+	const size_t *v;
 
 	if (!m)
-		return 0;
+		return 0; /* s->refs may still be NULL */
+	v = s->refs + c->run_first;
 	if (!c->n_set_slots || (s->n_sets + 1) * 2 > c->n_set_slots)
 		set_rehash(c);
 	for (j = set_hash(v, m) & (c->n_set_slots - 1); (k = c->set_slots[j]); j = (j + 1) & (c->n_set_slots - 1)) {
@@ -319,10 +314,7 @@ close_set(struct collect *c)
 			return k;
 		}
 	}
-	if (s->n_sets + 2 > c->cap_sets) {
-		c->cap_sets = c->cap_sets ? c->cap_sets * 2 : 16;
-		s->set_off = xrealloc(s->set_off, c->cap_sets * sizeof(*s->set_off));
-	}
+	s->set_off = xreserve(s->set_off, s->n_sets + 2, &c->cap_sets, sizeof(*s->set_off));
 	s->set_off[s->n_sets] = c->run_first;
 	s->set_off[++s->n_sets] = c->n_refs;
 	c->set_slots[j] = s->n_sets;

@@ -123,12 +123,12 @@ moe_dir(struct arena *a, const char *dir, const char *rel, struct run_report *ou
 	struct dirent *e;
 	struct stat st;
 	char **names = NULL;
-	size_t n = 0, i;
+	size_t n = 0, cap = 0, i;
 
 	while (d && (e = readdir(d))) {
 		if (strncmp(e->d_name, "benchmark_", 10) != 0 || !strstr(e->d_name + 10, "_ranks_"))
 			continue;
-		names = arena_grow(a, names, n, n + 1, sizeof(*names));
+		names = arena_reserve(a, names, n, n + 1, &cap, sizeof(*names));
 		names[n++] = arena_strdup(a, e->d_name);
 	}
 	if (d)
@@ -174,7 +174,7 @@ grade_nixl_perftest(struct arena *a, const struct plan_run *r, const char *dir, 
 	cJSON *root = NULL;
 	const cJSON *iters, *it, *rec;
 	double *sum = NULL, bw = 0;
-	size_t *cnt = NULL, np = 0, nbw = 0, i, k;
+	size_t *cnt = NULL, np = 0, nbw = 0, cap_sum = 0, cap_cnt = 0, i, k;
 	struct metric *m;
 
 	(void)r;
@@ -203,8 +203,8 @@ grade_nixl_perftest(struct arena *a, const struct plan_run *r, const char *dir, 
 		cJSON_ArrayForEach(rec, it)
 		{
 			if (i == np) {
-				sum = arena_grow(a, sum, np * NP_N, (np + 1) * NP_N, sizeof(*sum));
-				cnt = arena_grow(a, cnt, np * NP_N, (np + 1) * NP_N, sizeof(*cnt));
+				sum = arena_reserve(a, sum, np * NP_N, (np + 1) * NP_N, &cap_sum, sizeof(*sum));
+				cnt = arena_reserve(a, cnt, np * NP_N, (np + 1) * NP_N, &cap_cnt, sizeof(*cnt));
 				memset(sum + np * NP_N, 0, NP_N * sizeof(*sum));
 				memset(cnt + np * NP_N, 0, NP_N * sizeof(*cnt));
 				np++;

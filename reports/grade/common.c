@@ -28,10 +28,8 @@ metric_add(struct arena *a, struct run_report *out, const char *name, const char
 		grade_demote(out, OUTCOME_FAILED, arena_printf(a, "%s is %s in the output", name, isnan(v) ? "NaN" : "infinite"));
 		return NULL;
 	}
-	if (out->n_metrics == out->cap_metrics) {
-		out->cap_metrics = out->cap_metrics ? 2 * out->cap_metrics : 16;
-		out->metrics = arena_grow(a, out->metrics, out->n_metrics, out->cap_metrics, sizeof(*out->metrics));
-	}
+	out->metrics = arena_reserve(a, out->metrics, out->n_metrics, out->n_metrics + 1, &out->cap_metrics,
+	                             sizeof(*out->metrics));
 	m = &out->metrics[out->n_metrics++];
 	memset(m, 0, sizeof(*m));
 	m->name = name;

@@ -122,10 +122,7 @@ step_times(const struct section *s, double **v, size_t *n, size_t *cap)
 			q += strlen("[PAX STATUS]: train_step() took");
 			x = strtod(q, &e);
 			if (e > q && e <= nl && isfinite(x)) {
-				if (*n == *cap) {
-					*cap = *cap ? *cap * 2 : 64;
-					*v = xrealloc(*v, *cap * sizeof(**v));
-				}
+				*v = xreserve(*v, *n + 1, cap, sizeof(**v));
 				(*v)[(*n)++] = x;
 			}
 		}

@@ -93,15 +93,16 @@ num(const cJSON *o, const char *key, bool *ok)
 static void
 gemm_gpus(struct scan *s, const cJSON *o, const char *host)
 {
-	const cJSON *res = json_item(o, "results"), *models = json_item(o, "gpu_models"), *p, *v;
+	const cJSON *res = json_item(o, "results"), *models = json_item(o, "gpu_models"), *p, *v, *model;
 	struct buf name = {0};
 	int d;
 
 	cJSON_ArrayForEach(p, json_children(res, true)) {
 		d = 0;
+		/* GPU d's model is models' item d: walked beside v, not looked up */
+		model = cJSON_IsArray(models) ? models->child : NULL;
 		cJSON_ArrayForEach(v, json_children(json_item(p, "tflops_per_gpu"), false)) {
 			struct metric *m;
-			const cJSON *model = cJSON_GetArrayItem(models, d);
 			if (cJSON_IsNumber(v)) {
 				name.len = 0;
 				buf_printf(&name, "%s_tflops", p->string);
@@ -111,6 +112,7 @@ gemm_gpus(struct scan *s, const cJSON *o, const char *host)
 				}
 			}
 			d++;
+			model = model ? model->next : NULL;
 		}
 	}
 	buf_free(&name);

@@ -58,10 +58,7 @@ split(const char *s, size_t len, struct row *r)
 		}
 		while (c.len && (c.data[c.len - 1] == ' ' || c.data[c.len - 1] == '\t' || c.data[c.len - 1] == '\r'))
 			c.len--;
-		if (r->n == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 16;
-			r->cell = xrealloc(r->cell, r->cap * sizeof(*r->cell));
-		}
+		r->cell = xreserve(r->cell, r->n + 1, &r->cap, sizeof(*r->cell));
 		r->cell[r->n++] = xstrdup(buf_str(&c));
 		if (i >= len)
 			break;

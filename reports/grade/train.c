@@ -56,10 +56,7 @@ struct series {
 static void
 push(struct series *s, double x)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 64;
-		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
-	}
+	s->v = xreserve(s->v, s->n + 1, &s->cap, sizeof(*s->v));
 	s->v[s->n++] = x;
 }
 
@@ -149,9 +146,11 @@ train_parse(enum train_log kind, const char *text, size_t len, struct train_resu
 		break;
 	case TRAIN_MBRIDGE:
 	case TRAIN_MEGATRON:
+		/* no step lines: t.v is NULL, and NULL + 0 is undefined */
 		first = t.n > 10 ? t.n - 10 : 0;
-		out->step_time = grade_mean(t.v + first, t.n - first);
-		if (f.n)
+		if (t.n)
+			out->step_time = grade_mean(t.v + first, t.n - first);
+		if (f.n > first)
 			out->tflops_per_gpu = grade_mean(f.v + first, f.n - first);
 		out->has_tflops = f.n > 0;
 		break;

@@ -40,7 +40,7 @@ struct family {
 	char *name; /* file name without .csv */
 	const char *workload, *kind;
 	const char **cols, **units;
-	size_t n_cols;
+	size_t n_cols, cap_cols;
 };
 
 /* The shape of m: what its rows are keyed by besides the run and node. */
@@ -53,7 +53,7 @@ kind_of(const struct metric *m)
 }
 
 static size_t
-family_of(struct family **f, size_t *n, const struct run_report *r, const struct metric *m)
+family_of(struct family **f, size_t *n, size_t *cap, const struct run_report *r, const struct metric *m)
 {
 	const char *wl = r->workload ? r->workload : "other", *kind = kind_of(m);
 	struct buf b = {0};
@@ -67,7 +67,7 @@ family_of(struct family **f, size_t *n, const struct run_report *r, const struct
 		buf_putc(&b, strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p) ? *p : '_');
 	if (*kind)
 		buf_printf(&b, "_%s", kind);
-	*f = xrealloc(*f, (*n + 1) * sizeof(**f));
+	*f = xreserve(*f, *n + 1, cap, sizeof(**f));
 	memset(&(*f)[*n], 0, sizeof(**f));
 	(*f)[*n].name = xstrdup(b.data);
 	(*f)[*n].workload = wl;
@@ -84,8 +84,11 @@ column(struct family *f, const struct metric *m)
 	for (c = 0; c < f->n_cols; c++)
 		if (!strcmp(f->cols[c], m->name))
 			return c;
-	f->cols = xrealloc(f->cols, (f->n_cols + 1) * sizeof(*f->cols));
-	f->units = xrealloc(f->units, (f->n_cols + 1) * sizeof(*f->units));
+	if (f->n_cols == f->cap_cols) {
+		size_t cap = f->cap_cols; /* cols and units share one room */
+		f->cols = xreserve(f->cols, f->n_cols + 1, &cap, sizeof(*f->cols));
+		f->units = xreserve(f->units, f->n_cols + 1, &f->cap_cols, sizeof(*f->units));
+	}
 	f->cols[f->n_cols] = m->name;
 	f->units[f->n_cols] = m->unit;
 	return f->n_cols++;
@@ -118,10 +121,7 @@ run_rows(struct buf *out, const struct run_report *r, const struct family *f, si
 			    (*rows)[k].first->x == m->x)
 				break;
 		if (k == n) {
-			if (n == *cap) {
-				*cap = *cap ? 2 * *cap : 32;
-				*rows = xrealloc(*rows, *cap * sizeof(**rows));
-			}
+			*rows = xreserve(*rows, n + 1, cap, sizeof(**rows));
 			(*rows)[n].first = m;
 			(*rows)[n].cells = xcalloc(f->n_cols + 1, sizeof(*(*rows)[n].cells));
 			n++;
@@ -188,7 +188,7 @@ bool
 csv_write(const char *root, const struct summary *s)
 {
 	struct family *f = NULL;
-	size_t n = 0, i, j, k, cap = 0, *order;
+	size_t n = 0, i, j, k, cap = 0, fcap = 0, *order;
 	unsigned char **fam = xcalloc(s->n_runs + 1, sizeof(*fam));
 	size_t **col = xcalloc(s->n_runs + 1, sizeof(*col));
 	struct buf path = {0}, idx = {0}, out = {0};
@@ -201,7 +201,7 @@ csv_write(const char *root, const struct summary *s)
 		fam[i] = xcalloc(r->n_metrics + 1, 1);
 		col[i] = xcalloc(r->n_metrics + 1, sizeof(**col));
 		for (j = 0; j < r->n_metrics; j++) {
-			k = family_of(&f, &n, r, &r->metrics[j]);
+			k = family_of(&f, &n, &fcap, r, &r->metrics[j]);
 			if (k > 250)
 				k = 250; /* a garbled output's many shapes share one file */
 			fam[i][j] = (unsigned char)k;

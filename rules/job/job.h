@@ -37,13 +37,13 @@ struct job {
 	const char *workload;
 	long time_limit; /* seconds; 0: none */
 	struct job_after *after;
-	size_t n_after;
+	size_t n_after, cap_after;
 	const char **stop_with;
-	size_t n_stop;
+	size_t n_stop, cap_stop;
 	/* slurm: PARTITION:GROUP:N:MEMBERS specs, whose nodes are chosen when
 	 * the job is submitted (job_nodes.c), and the node lists beside them */
 	const char **node_groups;
-	size_t n_node_groups;
+	size_t n_node_groups, cap_node_groups;
 	const char *also_nodes, *exclude_nodes;
 	long delay;
 	int retries;

@@ -88,25 +88,24 @@ option(struct job *j, const char *a, const char *val)
 
 		if (!colon || colon == val || !parse_long(colon + 1, &v))
 			return usage_job("--after-start '%s': DIR:DELAY expected", val);
-		n = arena_grow(&j->arena, j->after, j->n_after, j->n_after + 1, sizeof(*n));
-		n[j->n_after].dir = arena_strndup(&j->arena, val, (size_t)(colon - val));
-		n[j->n_after].delay = v;
-		j->after = n;
-		j->n_after++;
+		j->after = arena_reserve(&j->arena, j->after, j->n_after, j->n_after + 1, &j->cap_after,
+		                         sizeof(*j->after));
+		n = &j->after[j->n_after++];
+		n->dir = arena_strndup(&j->arena, val, (size_t)(colon - val));
+		n->delay = v;
 	} else if (strcmp(a, "--stop-with") == 0) {
-		const char **n = arena_grow(&j->arena, j->stop_with, j->n_stop, j->n_stop + 1, sizeof(*n));
 		if (!*val || strchr(val, '/') || strcmp(val, "..") == 0 || strcmp(val, ".") == 0)
 			return usage_job("--stop-with '%s': a test id expected", val);
-		n[j->n_stop++] = val;
-		j->stop_with = n;
+		j->stop_with = arena_reserve(&j->arena, j->stop_with, j->n_stop, j->n_stop + 1, &j->cap_stop,
+		                             sizeof(*j->stop_with));
+		j->stop_with[j->n_stop++] = val;
 	} else if (strcmp(a, "--node-group") == 0) {
-		const char **n = arena_grow(&j->arena, j->node_groups, j->n_node_groups, j->n_node_groups + 1,
-		                            sizeof(*n));
 		const char *c1 = strchr(val, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2 || !strchr(c2 + 1, ':'))
 			return usage_job("--node-group '%s': PARTITION:GROUP:N:NODES expected", val);
-		n[j->n_node_groups++] = val;
-		j->node_groups = n;
+		j->node_groups = arena_reserve(&j->arena, j->node_groups, j->n_node_groups, j->n_node_groups + 1,
+		                               &j->cap_node_groups, sizeof(*j->node_groups));
+		j->node_groups[j->n_node_groups++] = val;
 	} else if (strcmp(a, "--also-nodes") == 0) {
 		j->also_nodes = val;
 	} else if (strcmp(a, "--exclude-nodes") == 0) {

@@ -90,9 +90,7 @@ choose_group(struct job *j, const char *spec, const char *sinfo, const struct st
 			r = node_state(sinfo, spec, plen, members.items[i], &st, &slen);
 			if (r != rank || (max_avail && r == 2))
 				continue;
-			chosen->items = arena_grow(&j->arena, (void *)chosen->items, chosen->len, chosen->len + 1,
-			                           sizeof(*chosen->items));
-			chosen->items[chosen->len++] = members.items[i];
+			strlist_add(&j->arena, chosen, members.items[i], (struct toml_pos){0});
 			have++;
 		}
 	ok = max_avail ? have > 0 : have >= want;

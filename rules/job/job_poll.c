@@ -197,10 +197,7 @@ list_waiting(struct ids *s)
 			unlink(path.data);
 			continue;
 		}
-		if (s->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			s->w = xrealloc(s->w, cap * sizeof(*s->w));
-		}
+		s->w = xreserve(s->w, s->n + 1, &cap, sizeof(*s->w));
 		s->w[s->n].submit = strtod(at + 1, NULL);
 		*at = '\0';
 		s->w[s->n++].id = xstrdup(e->d_name);
@@ -230,11 +227,11 @@ list_waiting(struct ids *s)
 static void
 put_time(struct buf *out, double t)
 {
-	time_t tt = (time_t)t;
+	time_t tt = (time_t)util_to_long(t, 0);
 	struct tm tm;
 	char s[32];
 
-	if (t > 0 && localtime_r(&tt, &tm) && strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm))
+	if (tt > 0 && localtime_r(&tt, &tm) && strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm))
 		buf_puts(out, s);
 	else
 		buf_puts(out, "Unknown");

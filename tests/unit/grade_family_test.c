@@ -221,6 +221,12 @@ test_train(void)
 	       near(t.step_time, 15.639) && near(t.tflops_per_gpu, 494.6),
 	   "Megatron-LM: ms per iteration as seconds, TFLOP/s per GPU");
 	ok(!train_parse(TRAIN_NEMO_RUN, "nothing here\n", 13, &t), "a log without steps or loss is not parsed");
+	/* no step lines: the step series is empty (NULL), which clang's UBSan
+	 * once caught the mean being taken of (NULL + 0) */
+	ok(train_parse(TRAIN_MEGATRON, "lm loss: 2.5E+00\n", 17, &t) && !t.has_step_time && !t.has_tflops &&
+	       near(t.loss, 2.5),
+	   "Megatron-LM: a log with a loss and no step lines");
+	ok(train_parse(TRAIN_MBRIDGE, "lm loss: 1.5\n", 13, &t) && !t.has_step_time, "Megatron-Bridge: no step lines");
 	buf_free(&b);
 }
 

@@ -409,6 +409,44 @@ test_kunai(const char *tmp)
 /* fio's text output, as fio 3.x prints it (counts scaled with k/M, fields
  * padded with blanks: "avg= 5.12"). */
 
+/* Numbers read back from a report.json can be anything: a GPU index out of
+ * int's range is no GPU (converting it was undefined behaviour), and a long
+ * series reads back whole. */
+static void
+test_readback(const char *tmp)
+{
+	struct arena a = {0};
+	struct run_report r;
+	struct buf path = {0}, text = {0}, why = {0};
+	size_t i, n = 50000;
+	bool ok_series = true;
+
+	buf_printf(&path, "%s/back.json", tmp);
+	buf_puts(&text, "{\"dir\": \"t/0\", \"id\": \"t\", \"iteration\": 0, \"outcome\": \"passed\", "
+	                "\"values\": [{\"name\": \"v\", \"value\": 1, \"gpu\": 1e300}, "
+	                "{\"name\": \"w\", \"value\": 2, \"gpu\": -3e9}], "
+	                "\"series\": [{\"name\": \"busbw\", \"gpu\": 1e300, \"x\": [");
+	for (i = 0; i < n; i++)
+		buf_printf(&text, "%s%zu", i ? ", " : "", i);
+	buf_puts(&text, "], \"values\": [");
+	for (i = 0; i < n; i++)
+		buf_printf(&text, "%s%zu.5", i ? ", " : "", i);
+	buf_puts(&text, "]}]}\n");
+	ok(write_file_atomic(path.data, text.data, text.len), "fabricate back.json");
+	ok(json_load_report(&a, path.data, &r, &why) && r.n_metrics == n + 2, "report.json read back: %zu metrics",
+	   r.n_metrics);
+	ok(r.n_metrics > 1 && r.metrics[0].gpu == -1 && r.metrics[1].gpu == -1,
+	   "a GPU index out of int's range reads back as none");
+	for (i = 0; i < n && i + 2 < r.n_metrics; i++)
+		if (r.metrics[i + 2].x != (double)i || r.metrics[i + 2].value != (double)i + 0.5 || r.metrics[i + 2].gpu != -1)
+			ok_series = false;
+	ok(ok_series, "a series of %zu points reads back in order", n);
+	buf_free(&path);
+	buf_free(&text);
+	buf_free(&why);
+	arena_free(&a);
+}
+
 /* JaxToolbox: the logs the batch script copies to stdout. */
 int
 main(void)
@@ -427,6 +465,7 @@ main(void)
 	test_skipped();
 	test_grade_run(tmp);
 	test_kunai(tmp);
+	test_readback(tmp);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

@@ -1,5 +1,6 @@
 /* util_test: arena, buf, write_file_atomic and util_float_repr. */
 #include <fcntl.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,10 +138,68 @@ test_float_repr(void)
 	ok(all, "floats print as Python's repr (200.0, not 2e+02)");
 }
 
+/* Filling arrays one element at a time costs memory linear in their length
+ * (doubling), keeps their contents, and zeroes the room it adds. */
+static void
+test_reserve(void)
+{
+	struct arena a = {0};
+	long *xs = NULL, *big = NULL, *ys = NULL;
+	size_t i, cap = 0, bcap = 0, ycap = 0, n = 200000, grows = 0;
+	bool intact = true, zeroed = true;
+	void *last = NULL;
+
+	for (i = 0; i < n; i++) {
+		xs = arena_reserve(&a, xs, i, i + 1, &cap, sizeof(*xs));
+		if (xs != last)
+			grows++, last = xs;
+		xs[i] = (long)i;
+	}
+	for (i = 0; i < n; i++)
+		if (xs[i] != (long)i)
+			intact = false;
+	ok(intact && cap >= n && cap < 2 * n, "arena_reserve keeps contents; room %zu for %zu", cap, n);
+	ok(grows < 20, "arena_reserve doubles: %zu moves for %zu pushes", grows, n);
+	/* 200,000 longs by ones was 160 GB of arena before doubling */
+	ok(a.total < 8 * n * sizeof(*xs), "arena total %zu B for %zu B of array", a.total, n * sizeof(*xs));
+	/* a big array in a block of its own is resized in place of a copy */
+	for (i = 0; i < n; i++) {
+		big = arena_reserve(&a, big, i, i + 1, &bcap, sizeof(*big));
+		big[i] = (long)i;
+	}
+	for (i = n; i < bcap; i++)
+		if (big[i] != 0)
+			zeroed = false;
+	ok(zeroed && big[n - 1] == (long)(n - 1), "added room is zeroed");
+	ok(arena_reserve(&a, big, n, n, &bcap, sizeof(*big)) == big, "no move while there is room");
+	arena_free(&a);
+	for (i = 0; i < n; i++) {
+		ys = xreserve(ys, i + 1, &ycap, sizeof(*ys));
+		ys[i] = (long)i;
+	}
+	ok(ycap >= n && ycap < 2 * n && ys[n - 1] == (long)(n - 1), "xreserve doubles: room %zu", ycap);
+	free(ys);
+}
+
+static void
+test_to_int(void)
+{
+	ok(util_to_int(3.9, -1) == 3 && util_to_int(-3.9, 0) == -3, "util_to_int truncates");
+	ok(util_to_int(2147483647.5, -1) == 2147483647 && util_to_int(2147483648.0, -1) == -1,
+	   "util_to_int: INT_MAX fits, INT_MAX + 1 does not");
+	ok(util_to_int(1e300, -1) == -1 && util_to_int(-1e300, -1) == -1 && util_to_int(NAN, -7) == -7,
+	   "util_to_int: out of range and NaN give the default");
+	ok(util_to_long(9.2e18, -1) == 9200000000000000000L && util_to_long(9.3e18, -1) == -1 &&
+	       util_to_long(-9.3e18, 5) == 5,
+	   "util_to_long: in range converts, beyond 2^63 gives the default");
+}
+
 int
 main(void)
 {
 	test_arena();
+	test_reserve();
+	test_to_int();
 	test_buf();
 	test_write_atomic();
 	test_float_repr();
