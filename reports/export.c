@@ -24,6 +24,7 @@
 #include "export.h"
 #include "export_priv.h"
 #include "report.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 
 enum {
@@ -66,7 +67,18 @@ cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Adds every regular file under root/rel (sorted, links not followed). */
+/* Whether name is a file being written (NAME.tmp, NAME.PID.N.tmp): an
+ * interrupted writer's leftover, never a result. */
+static bool
+temporary(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 && strcmp(name + n - 4, ".tmp") == 0;
+}
+
+/* Adds every regular file under root/rel (sorted, links not followed, no
+ * temporaries). */
 static void
 add_tree(struct entries *e, const char *root, const char *rel, int depth)
 {
@@ -83,7 +95,7 @@ add_tree(struct entries *e, const char *root, const char *rel, int depth)
 		return;
 	}
 	while ((d = readdir(dir)))
-		if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
+		if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0 && !temporary(d->d_name))
 			add(&names, d->d_name);
 	closedir(dir);
 	if (names.len)
@@ -292,7 +304,7 @@ cmd_export(int argc, char **argv)
 	struct stat st;
 	unsigned long long bytes = 0;
 	void (*old)(int);
-	int fd[2], outfd = -1, rc = 1, i;
+	int fd[2], outfd = -1, rc = 1, i, lockfd = -1;
 	size_t j;
 	pid_t pid;
 	bool ok;
@@ -319,6 +331,9 @@ cmd_export(int argc, char **argv)
 	buf_printf(&tmp, "%s/kunai.json", dir);
 	if (!json_load_plan(&a, tmp.data, &p))
 		goto done;
+	/* shared: a kunai gen does not rewrite what is being packed */
+	if ((lockfd = lock_take(dir, false, "export")) < 0)
+		goto done;
 	add(&e, "kunai.json");
 	add_file(&e, dir, "build.ninja");
 	for (j = 0; j < p.n_runs; j++)
@@ -326,8 +341,8 @@ cmd_export(int argc, char **argv)
 	add_tree(&e, dir, "phases", 0);
 	add_tree(&e, dir, "report", 0);
 	tmp.len = 0;
-	buf_printf(&tmp, "%s.tmp", out);
-	outfd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	buf_printf(&tmp, "%s.%ld.tmp", out, (long)getpid());
+	outfd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (outfd < 0) {
 		warn("export: %s:", tmp.data);
 		goto done;
@@ -375,6 +390,8 @@ done:
 		close(outfd);
 		unlink(tmp.data);
 	}
+	if (lockfd >= 0)
+		close(lockfd);
 	for (j = 0; j < e.len; j++)
 		free(e.v[j]);
 	free(e.v);

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "reports/compare.h"
 #include "reports/fleet.h"
 #include "reports/html/html.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 
 /* Does a predecessor's result keep its dependants from starting?
@@ -278,7 +280,8 @@ cmd_report(int argc, char **argv)
 	bool check = false, ok, plan_known, html = true, html_only = false;
 	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
 	size_t i, n_hist = 0, flagged = 0;
-	int rc = 1;
+	struct stat st;
+	int rc = 1, lockfd = -1;
 
 	for (i = 1; i < (size_t)argc; i++) {
 		if (strcmp(argv[i], "--check") == 0)
@@ -328,6 +331,18 @@ cmd_report(int argc, char **argv)
 	b.len = 0;
 	if (!ok)
 		goto done;
+	/* shared with the runner and other reports, not under a kunai gen */
+	if ((lockfd = lock_take(root, false, "report")) < 0) {
+		ok = false;
+		goto done;
+	}
+	buf_printf(&b, "%s/report", root);
+	if (lstat(b.data, &st) == 0 && S_ISLNK(st.st_mode)) {
+		warn("%s is a symbolic link; kunai does not write through links (remove it)", b.data);
+		ok = false;
+		goto done;
+	}
+	b.len = 0;
 	s.scenario = p.scenario;
 	s.system = p.system;
 	s.n_runs = p.n_runs;
@@ -366,6 +381,8 @@ cmd_report(int argc, char **argv)
 	printf("kunai: %s\n", b.data);
 	rc = check && (!summary_all_ok(&s) || flagged || fleet.n_drain) ? 1 : 0;
 done:
+	if (lockfd >= 0)
+		close(lockfd);
 	free(hist);
 	buf_free(&b);
 	arena_free(&a);

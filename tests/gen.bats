@@ -148,7 +148,7 @@ gen() { # gen OUT [extra args]: gen the small campaign from $W/c
 	gen "$W/out" >/dev/null
 	[ "$(stat -c %Y.%y "$W/out/.kunai/manifest")" = "$m" ]
 	# same size, other bytes; a file replaced by another; a file removed
-	sed -i 's/exit \$KUNAI_RC/exit 0 # xyzw/' "$W/out/a/0/run.sh"
+	sed -i 's/# the time limit\./# the time LIMIT./' "$W/out/a/0/run.sh"
 	cmp -s "$W/out/a/0/run.sh" "$W/want/a/0/run.sh" && false
 	echo 'export X=1' >"$W/out/b/0/env.new" && mv "$W/out/b/0/env.new" "$W/out/b/0/env_vars.sh"
 	rm "$W/out/a/1/run.sh"
@@ -156,7 +156,7 @@ gen() { # gen OUT [extra args]: gen the small campaign from $W/c
 	diff -r -x .kunai "$W/want" "$W/out"
 	# a manifest that is no manifest trusts nothing and breaks nothing
 	printf 'garbage\n0 1 2\n' >"$W/out/.kunai/manifest"
-	sed -i 's/exit \$KUNAI_RC/exit 0 # xyzw/' "$W/out/a/0/run.sh"
+	sed -i 's/# the time limit\./# the time LIMIT./' "$W/out/a/0/run.sh"
 	gen "$W/out" >/dev/null
 	diff -r -x .kunai "$W/want" "$W/out"
 	grep -q ' a/0/run.sh$' "$W/out/.kunai/manifest"

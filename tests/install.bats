@@ -298,3 +298,29 @@ T
 	[ "$status" -eq 0 ]
 	[ "$(ls -A out/install)" = "" ]
 }
+
+@test "ninja install quotes extra_srun_args word by word, as the job scripts do: nothing of it runs as shell" {
+	export PATH=$W/bin:$PATH ENROOT_LOG=$W/enroot.log SRUN_LOG=$W/srun.log
+	# srun's stand-in: records its arguments one a line, runs the command after them
+	cat >"$W/bin/srun" <<'T'
+#!/bin/sh
+printf '%s\n' "$@" >>"$SRUN_LOG"
+while [ "$1" != --job-name=kunai_install_image ]; do shift; done
+shift
+exec "$@"
+T
+	chmod +x "$W/bin/srun"
+	system true
+	sed -i '/^default_partition/a extra_srun_args = "--reservation=r;touch ../pwned $(touch ../pwned2)"' system.toml
+	printf 'name = "s"\n[[Tests]]\nid = "x1"\ntest_name = "n1"\n' >scenario.toml
+	k gen >/dev/null
+	grep -q "^srun srun --export=ALL --partition=debug '--reservation=r;touch' ../pwned '\$(touch' '../pwned2)' -N1" \
+		out/installables/nvcr.io_nvidia__pytorch__24.02-py3.sqsh.spec
+	# the job script has the same words
+	grep -q "'--reservation=r;touch' ../pwned '\$(touch' '../pwned2)'" out/x1/0/cloudai_sbatch_script.sh
+	run "${NINJA:-ninja}" -C out install
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -qx -- '--reservation=r;touch' "$SRUN_LOG"
+	grep -qx -- '$(touch' "$SRUN_LOG"
+	[ ! -e pwned ] && [ ! -e pwned2 ] && [ ! -e out/pwned ] && [ ! -e out/pwned2 ]
+}

@@ -190,7 +190,46 @@ time_limit = "2s"'
 	[ "$(jf "$B/l/0/job.json" outcome)" = timeout ]
 	[ "$(jf "$B/l/0/job.json" reason)" = "time limit of 2 s" ]
 	[ ! -e "$B/l/0/kunai.stamp" ]
-	[ "$(cat "$B/l/0/kunai.exit")" = 143 ]
+	# the supervisor's exit record: the status, and that the limit ended it
+	[ "$(head -n 1 "$B/l/0/kunai.exit")" = 143 ]
+	grep -qx 'limit=timeout' "$B/l/0/kunai.exit"
+	! pgrep -f 'sleep 4711'
+}
+
+@test "time limit without the driver: a job whose ninja and kunai job were killed stops at its limit" {
+	gen '
+name = "o"
+[[Tests]]
+id = "l"
+test_name = "long"
+time_limit = "3s"'
+	ninja_bg
+	wait_for "$B/l/0/kunai.start"
+	kill -9 $(drivers)
+	# nobody watches it now: its own supervisor ends it at 3 s
+	wait_for "$B/l/0/kunai.exit" 8
+	! pgrep -f 'sleep 4711'
+	grep -qx 'limit=timeout' "$B/l/0/kunai.exit"
+	run "$NINJA" -C "$B" run
+	[ "$status" -ne 0 ]
+	[ "$(jf "$B/l/0/job.json" outcome)" = timeout ]
+	[ "$(jf "$B/l/0/job.json" attempt)" = 1 ]
+}
+
+@test "a job's setsid and double-forked children end with it: nothing writes after the run is recorded" {
+	printf '%s\n' 'name = "leak"' 'description = "d"' 'test_template_name = "BashCmd"' \
+		'[cmd_args]' "cmd = \"setsid sh -c 'sleep 2; echo late >>../../leak; sleep 4711' & (sh -c 'sleep 2; echo late >>../../leak2; sleep 4711' &) ; echo started\"" \
+		>"$C/tests/leak.toml"
+	gen '
+name = "o"
+[[Tests]]
+id = "k"
+test_name = "leak"'
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$(jf "$B/k/0/job.json" outcome)" = passed ]
+	sleep 3
+	[ ! -e "$B/leak" ] && [ ! -e "$B/leak2" ]
 	! pgrep -f 'sleep 4711'
 }
 
@@ -304,6 +343,51 @@ test_name = "count"'
 	[ "$(jf "$B/x/0/job.json" attempt)" = 1 ]
 	run "$NINJA" -C "$B" run
 	[[ "$output" == *"ninja: no work to do."* ]]
+}
+
+@test "a result belongs to its script: a job whose script changed while it ran is not stamped, the new script runs" {
+	gen '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	sed -i 's/sleep 3/exit 7/' "$B/x/0/run.sh"
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -ne 0 ] || { cat "$W/ninja.log"; false; }
+	grep -q 'x/0: the script changed while job .* ran' "$W/ninja.log"
+	[ ! -e "$B/x/0/kunai.stamp" ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = failed ]
+	[ "$(jf "$B/x/0/job.json" exit_code)" = 7 ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" reason)" = "superseded: the script changed while it ran" ]
+	run "$NINJA" -C "$B" -n run
+	[[ "$output" == *"x/0"* ]]
+}
+
+@test "no reattaching to a job of another script: after a killed driver and a config change the new config runs" {
+	gen '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"'
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	kill -9 $(drivers)
+	printf 'name = "count"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "exit 7"\n' \
+		>"$C/tests/count.toml"
+	(cd "$C" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$B") >/dev/null
+	run "$NINJA" -C "$B" run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"x/0: the script changed since job "*"; cancelling it (kept as attempt-1)"* ]]
+	[ "$(jf "$B/x/0/job.json" outcome)" = failed ]
+	[ "$(jf "$B/x/0/job.json" exit_code)" = 7 ]
+	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = cancelled ]
+	[ ! -e "$B/x/0/kunai.stamp" ]
+	# the old job is over: nothing of it writes on
+	[ ! -e "$B/count" ] || [ "$(wc -l <"$B/count")" -eq 1 ]
+	sleep 3.5
+	[ ! -e "$B/x/0/kunai.stamp" ]
 }
 
 @test "a second ninja on the same build dir is refused; a dead one's lock is taken over" {

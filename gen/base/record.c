@@ -75,6 +75,7 @@ record_job_write(const struct job_record *j, struct buf *out)
 	     put_str(o, "start_time", j->start_time) && put_str(o, "end_time", j->end_time) &&
 	     put_str(o, "nodes", j->nodes) && put_int(o, "attempt", true, j->attempt) &&
 	     put_str(o, "host", j->host) && put_str(o, "command", j->command) &&
+	     put_str(o, "script_hash", j->script_hash) &&
 	     put_int(o, "pid_start", j->pid_start > 0, (double)j->pid_start) &&
 	     cJSON_AddBoolToObject(o, "collected", j->collected) != NULL;
 	text = ok ? cJSON_Print(o) : NULL;
@@ -115,6 +116,7 @@ record_job_read(struct arena *a, const char *path, struct job_record *j, struct 
 	j->nodes = json_get_list(a, o, "nodes");
 	j->host = json_get_str(a, o, "host");
 	j->command = json_get_str(a, o, "command");
+	j->script_hash = json_get_str(a, o, "script_hash");
 	j->has_exit_code = json_get_int(o, "exit_code", &j->exit_code);
 	j->has_signal = json_get_int(o, "signal", &j->signal);
 	if (!json_get_int(o, "attempt", &j->attempt) || j->attempt < 0)

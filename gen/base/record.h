@@ -41,6 +41,10 @@ struct job_record {
 	const char *dir, *scheduler, *workload, *job_id, *state, *reason;
 	const char *submit_time, *start_time, *end_time, *nodes, *host;
 	const char *command; /* the options it ran with (DIR included), to adopt a passed run */
+	/* util_hash_hex of the job script this attempt started (recorded before
+	 * it is submitted): a result, a stamp or a reattachment is only ever
+	 * for that script (DESIGN 14) */
+	const char *script_hash;
 	const char *outcome; /* outcome_name() of the class; NULL: not ended */
 	bool has_exit_code, has_signal;
 	int exit_code, signal;

@@ -1,5 +1,5 @@
-/* util.c: memory, strings, buffers, diagnostics and atomic file output (the
- * arena and growing arrays: arena.c). */
+/* util.c: memory, strings, buffers, diagnostics, numbers and hashes (the arena
+ * and growing arrays: arena.c; whole files in and out: file.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -195,212 +195,6 @@ error_at(const char *path, int line, int col, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-bool
-read_file(const char *path, struct buf *out)
-{
-	return read_file_max(path, out, 0, NULL);
-}
-
-bool
-read_file_max(const char *path, struct buf *out, size_t max, const char *what)
-{
-	int fd = 0;
-	char tmp[65536];
-	ssize_t n;
-
-	if (strcmp(path, "-") != 0) {
-		fd = open(path, O_RDONLY);
-		if (fd < 0) {
-			warn("open %s:", path);
-			return false;
-		}
-	}
-	for (;;) {
-		n = read(fd, tmp, sizeof(tmp));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			warn("read %s:", path);
-			if (fd)
-				close(fd);
-			return false;
-		}
-		if (n == 0)
-			break;
-		if (max && (size_t)n > max - out->len) {
-			warn("%s: larger than %zu bytes, the limit for %s", path, max, what);
-			if (fd)
-				close(fd);
-			return false;
-		}
-		buf_push(out, tmp, (size_t)n);
-	}
-	if (fd)
-		close(fd);
-	if (!out->data)
-		buf_push(out, "", 0);
-	return true;
-}
-
-/* Does path hold exactly these bytes? (open, fstat, one read: gen compares
- * every generated file on each regeneration) */
-static bool
-same_contents(const char *path, const void *data, size_t len)
-{
-	struct stat st;
-	char small[8192], *p = small;
-	bool same = false;
-	ssize_t n;
-	int e = errno, fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		errno = e;
-		return false;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
-		if (len + 1 > sizeof(small))
-			p = xmalloc(len + 1);
-		/* one byte more than expected tells a file that grew meanwhile */
-		n = read(fd, p, len + 1);
-		same = n >= 0 && (size_t)n == len && memcmp(p, data, len) == 0;
-		if (p != small)
-			free(p);
-	}
-	close(fd);
-	errno = e;
-	return same;
-}
-
-/* Creates the missing directories above path. */
-static bool
-make_parents(const char *path)
-{
-	struct buf p = {0};
-	char *s;
-	bool ok = true;
-
-	buf_puts(&p, path);
-	for (s = p.data + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		if (mkdir(p.data, 0777) != 0 && errno != EEXIST) {
-			warn("mkdir %s:", p.data);
-			ok = false;
-			break;
-		}
-		*s = '/';
-	}
-	buf_free(&p);
-	return ok;
-}
-
-bool
-make_dir(const char *dir, bool *made)
-{
-	return make_dir_at(AT_FDCWD, dir, dir, made);
-}
-
-bool
-make_dir_at(int dirfd, const char *rel, const char *dir, bool *made)
-{
-	struct buf p = {0};
-	bool ok;
-
-	*made = false;
-	if (mkdirat(dirfd, rel, 0777) == 0) {
-		*made = true;
-		return true;
-	}
-	if (errno == EEXIST)
-		return true;
-	if (errno != ENOENT) {
-		warn("mkdir %s:", dir);
-		return false;
-	}
-	buf_printf(&p, "%s/", dir);
-	ok = make_parents(p.data);
-	buf_free(&p);
-	if (ok)
-		*made = true;
-	return ok;
-}
-
-bool
-write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st)
-{
-	const char *s = data;
-	size_t left = len;
-	ssize_t n;
-	int fd;
-
-	fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		if (errno != EEXIST)
-			return warn("open %s:", path), false;
-		if (!write_file_atomic(path, data, len))
-			return false;
-		if (st && fstatat(dirfd, rel, st, 0) != 0)
-			st->st_size = -1; /* no stat: the caller records nothing */
-		return true;
-	}
-	for (; left; left -= (size_t)n, s += n) {
-		n = write(fd, s, left);
-		if (n < 0 && errno == EINTR) {
-			n = 0;
-			continue;
-		}
-		if (n <= 0)
-			break;
-	}
-	/* the stat of the written file, from its fd: no second path lookup */
-	if (st && fstat(fd, st) != 0)
-		st->st_size = -1;
-	if (close(fd) != 0 || left) {
-		warn("write %s:", path);
-		unlinkat(dirfd, rel, 0);
-		return false;
-	}
-	return true;
-}
-
-bool
-write_file_atomic(const char *path, const void *data, size_t len)
-{
-	struct buf tmp = {0};
-	FILE *f;
-	bool ok;
-
-	if (same_contents(path, data, len))
-		return true;
-	buf_printf(&tmp, "%s.tmp", path);
-	f = fopen(tmp.data, "wb");
-	if (!f && errno == ENOENT && make_parents(tmp.data))
-		f = fopen(tmp.data, "wb");
-	if (!f) {
-		warn("open %s:", tmp.data);
-		buf_free(&tmp);
-		return false;
-	}
-	ok = fwrite(data, 1, len, f) == len;
-	ok = fflush(f) == 0 && ok && !ferror(f);
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok) {
-		warn("write %s:", tmp.data);
-		unlink(tmp.data);
-		buf_free(&tmp);
-		return false;
-	}
-	if (rename(tmp.data, path) != 0) {
-		warn("rename %s:", path);
-		unlink(tmp.data);
-		buf_free(&tmp);
-		return false;
-	}
-	buf_free(&tmp);
-	return true;
-}
-
 char *
 path_join(struct arena *a, const char *dir, const char *name)
 {
@@ -463,34 +257,6 @@ kunai_datadir(struct buf *out)
 		}
 	}
 	return KUNAI_DATADIR;
-}
-
-void
-remove_tree_at(int dirfd, const char *rel)
-{
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	int fd;
-
-	if (unlinkat(dirfd, rel, 0) == 0 || errno == ENOENT)
-		return;
-	fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-			remove_tree_at(fd, e->d_name);
-		else
-			unlinkat(fd, e->d_name, 0);
-	}
-	closedir(d);
-	unlinkat(dirfd, rel, AT_REMOVEDIR);
 }
 
 long
@@ -570,4 +336,35 @@ util_to_long(double d, long dflt)
 {
 	/* -2^63 and 2^63 are exact; (double)LONG_MAX rounds up to 2^63 */
 	return d >= (double)LONG_MIN && d < -(double)LONG_MIN ? (long)d : dflt;
+}
+
+unsigned long long
+util_hash(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n, w;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 29;
+	}
+	w = 0;
+	if (n)
+		memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 32;
+	return h;
+}
+
+void
+util_hash_hex(const void *p, size_t n, char out[17])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t h = util_hash(p, n);
+	int i;
+
+	for (i = 15; i >= 0; i--, h >>= 4)
+		out[i] = hex[h & 15];
+	out[16] = '\0';
 }

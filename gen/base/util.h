@@ -81,12 +81,17 @@ bool read_file_max(const char *path, struct buf *out, size_t max, const char *wh
 /* Writes via path.tmp + rename, creating missing parent directories; leaves
  * an identical file untouched. Returns false after reporting. */
 bool write_file_atomic(const char *path, const void *data, size_t len);
+struct stat;
+/* write_file_atomic (through a unique O_EXCL|O_NOFOLLOW temporary; a
+ * symbolic link at path is an error naming it, never written through),
+ * and *st (if not NULL) gets the stat of the file written, st_size -1 if
+ * none. */
+bool write_file_atomic_st(const char *path, const void *data, size_t len, struct stat *st);
 /* Creates rel under the directory dirfd (AT_FDCWD: the working dir; path
  * names it in messages), a file known not to exist (its directory was just
  * made): no temporary, no comparison; write_file_atomic when it exists
  * after all. A failed write removes it. *st (if not NULL) gets the file's
  * stat, st_size -1 if none. */
-struct stat;
 bool write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
                        struct stat *st);
 /* Makes dir and any missing parent; *made tells whether dir is new (so
@@ -104,6 +109,12 @@ char *path_join(struct arena *a, const char *dir, const char *name);
  * tree the binary was built in (binary at its top), else the installed one
  * ($(PREFIX)/share/kunai). May use out; never NULL. */
 const char *kunai_datadir(struct buf *out);
+
+/* A fast 64-bit hash of n bytes (not cryptographic): the manifest's
+ * content check and a run's script identity. */
+unsigned long long util_hash(const void *p, size_t n);
+/* util_hash as 16 hex digits and a NUL into out. */
+void util_hash_hex(const void *p, size_t n, char out[17]);
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
  * (Howard Hinnant's days_from_civil; timegm is not POSIX). */

@@ -16,6 +16,7 @@
 #include "cmds.h"
 #include "progress.h"
 #include "gen/write/gen.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 #include "reports/report.h"
 
@@ -258,7 +259,8 @@ cmd_run(int argc, char **argv)
 	char pid[32], **gargv = xcalloc((size_t)argc + 1, sizeof(*gargv));
 	const char **dirs = NULL, *date = NULL;
 	bool rerun = false;
-	int rc, st, gargc = 0, i;
+	long other;
+	int rc, st, gargc = 0, i, claim;
 	size_t k;
 
 	/* --rerun is ours; the rest are gen's */
@@ -284,6 +286,13 @@ cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	/* this invocation is the build dir's driver from here on, before
+	 * anything destructive: a live one is refused, not cleaned under */
+	claim = lock_driver_claim(dir.data, (long)getpid(), lock_pid_start((long)getpid(), NULL, NULL), &other);
+	if (claim == 0)
+		warn("run: another ninja or kunai run (pid %ld) is running in %s; refusing to run", other, dir.data);
+	if (claim <= 0)
+		goto done;
 	/* every stamp goes: every run runs again (earlier attempts are kept) */
 	if (rerun && ninja(dir.data, clean_args, LEN(clean_args), NULL) != 0)
 		goto done;

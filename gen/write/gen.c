@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include "campaign_json.h"
+#include "sink.h"
 #include "gen.h"
 #include "gen/base/escape.h"
+#include "gen/base/lock.h"
 #include "install.h"
 #include "manifest.h"
 #include "ninja.h"
@@ -34,127 +36,6 @@ struct gen_opts {
 	const char **presets;
 	size_t n_presets, cap_presets;
 };
-
-/* Where rendered files go: under root, or nowhere when root is NULL. */
-struct sink {
-	const char *root; /* NULL: discard */
-	const struct manifest *mf; /* what gen wrote last time (shared) */
-	struct buf mf_out;         /* this sink's lines of the new manifest */
-	struct buf path;
-	struct buf dir;   /* the directory of the last file made sure of */
-	bool fresh;       /* dir was made by this gen: its files are all new */
-	struct buf made;  /* the topmost dirs this gen made, each NUL-ended: a
-	                     failed gen removes them with what it wrote there */
-	bool ok;
-};
-
-/* Makes the directory rel (and its parents) under at, recording in made
- * the topmost one that did not exist. Returns false after reporting. */
-static bool
-sink_dir(struct sink *s, int at, const char *rel, const char *path)
-{
-	struct buf p = {0};
-	char *c;
-	bool ok = true;
-
-	s->fresh = false;
-	if (mkdirat(at, rel, 0777) == 0) {
-		s->fresh = true;
-		buf_push(&s->made, rel, strlen(rel) + 1);
-		return true;
-	}
-	if (errno == EEXIST)
-		return true;
-	if (errno != ENOENT)
-		return warn("mkdir %s:", path), false;
-	buf_puts(&p, rel);
-	buf_putc(&p, '/');
-	for (c = p.data + 1; (c = strchr(c, '/')); c++) {
-		*c = '\0';
-		if (mkdirat(at, p.data, 0777) == 0) {
-			if (!s->fresh)
-				buf_push(&s->made, p.data, strlen(p.data) + 1);
-			s->fresh = true;
-		} else if (errno != EEXIST) {
-			warn("mkdir %s:", path);
-			ok = false;
-			break;
-		}
-		*c = '/';
-	}
-	buf_free(&p);
-	return ok;
-}
-
-/* Removes the dirs a failed gen made (with the files it wrote in them),
- * newest first, so that the build dir is as it was. */
-static void
-sink_undo(struct sink *s)
-{
-	int at = s->mf && s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
-	size_t end = s->made.len, i;
-
-	while (end > 0) {
-		for (i = end - 1; i > 0 && s->made.data[i - 1]; i--)
-			;
-		remove_tree_at(at, s->made.data + i);
-		end = i;
-	}
-}
-
-/* Writes content as root/rel (only when it changed; atomically over an
- * existing file) and empties content for the next file. A file the
- * manifest vouches for costs one stat; a run's files come together, so its
- * directory is made once, and a new one needs no reads. */
-static void
-emit(struct sink *s, const char *rel, struct buf *content)
-{
-	const char *slash = strrchr(rel, '/');
-	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len, rlen;
-	const char *data = content->data ? content->data : "";
-	/* paths relative to the open build dir (from off in path and dir): no
-	 * lookup of its own path */
-	int at = s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
-	uint64_t hash;
-	struct stat st;
-	size_t off;
-
-	content->len = 0;
-	if (!s->root || !s->ok)
-		return;
-	hash = manifest_hash(data, len);
-	s->path.len = 0;
-	/* (printf costs more than the path: this runs twice per run) */
-	buf_puts(&s->path, s->root);
-	buf_putc(&s->path, '/');
-	rlen = s->path.len;
-	buf_puts(&s->path, rel);
-	off = at == AT_FDCWD ? 0 : rlen;
-	if (manifest_unchanged(s->mf, &s->mf_out, rel, hash, len))
-		return;
-	if (!slash) {
-		s->fresh = false;
-	} else {
-		size_t plen = rlen + dlen;
-		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
-			s->dir.len = 0;
-			buf_push(&s->dir, s->path.data, plen);
-			if (!sink_dir(s, at, s->dir.data + off, s->dir.data)) {
-				s->ok = false;
-				return;
-			}
-		}
-	}
-	if (s->fresh) {
-		s->ok = write_file_new_at(at, s->path.data + off, s->path.data, data, len, &st);
-		if (s->ok)
-			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
-	} else {
-		s->ok = write_file_atomic(s->path.data, data, len);
-		if (s->ok)
-			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, NULL);
-	}
-}
 
 /* An absolute version of path (which need not exist). */
 static const char *
@@ -350,25 +231,25 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 		buf_puts(&p, r->dir);
 		buf_putc(&p, '/');
 		buf_puts(&p, script);
-		emit(out, p.data, &b);
+		sink_emit(out, p.data, &b);
 		if (c->system->scheduler == SCHED_KUBERNETES) {
 			manifest_k8s(r, &b);
 			p.len = 0;
 			buf_printf(&p, "%s/k8s.json", r->dir);
-			emit(out, p.data, &b);
+			sink_emit(out, p.data, &b);
 			if (strcmp(manifest_k8s_kind(r), "DynamoGraphDeployment") == 0) {
 				b.len = 0;
 				manifest_k8s_dynamo_bench(r, &b);
 				p.len = 0;
 				buf_printf(&p, "%s/k8s.bench.json", r->dir);
-				emit(out, p.data, &b);
+				sink_emit(out, p.data, &b);
 			}
 		}
 		script_env(r, &b);
 		p.len = 0;
 		buf_puts(&p, r->dir);
 		buf_puts(&p, "/env_vars.sh");
-		emit(out, p.data, &b);
+		sink_emit(out, p.data, &b);
 		if (pre.len + post.len) {
 			r->hook_env.items = arena_alloc(a, (pre.len + post.len) * sizeof(*r->hook_env.items));
 			r->hook_env.len = 0;
@@ -379,7 +260,7 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 			p.len = 0;
 			buf_printf(&p, "%s/env_vars.sh", hr->dir);
 			r->hook_env.items[r->hook_env.len++] = arena_strdup(a, p.data);
-			emit(out, p.data, &b);
+			sink_emit(out, p.data, &b);
 		}
 	}
 	buf_free(&b);
@@ -473,6 +354,7 @@ render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct
 		buf_free(&w[i].sink.made);
 		buf_free(&w[i].sink.path);
 		buf_free(&w[i].sink.dir);
+		buf_free(&w[i].sink.checked);
 	}
 	return ok;
 }
@@ -557,7 +439,8 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	ssize_t n;
 	struct stat st;
 	bool made;
-	int rc;
+	long other;
+	int rc, lockfd = -1;
 
 	if ((rc = parse_opts(&a, argc, argv, &o)) != 0)
 		goto done;
@@ -601,27 +484,38 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		warn("%s: not a directory; the build dir must be one", out_dir);
 		goto done;
 	}
+	/* one gen at a time, none under a live driver or a running job, and
+	 * nothing rewritten before both are sure */
+	if (!(other = lock_driver_other(out_dir)))
+		lockfd = lock_take(out_dir, true, "gen");
+	if (!other && lockfd < 0)
+		goto done;
+	if (other || (other = lock_driver_other(out_dir)) != 0) {
+		warn("%s: ninja or kunai run (pid %ld) is running this campaign; not regenerating under it "
+		     "(wait for it to finish, or stop it)", out_dir, other);
+		goto done;
+	}
 	manifest_load(&mf, out_dir);
 	sink.mf = &mf;
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
 		goto undo;
-	emit(&sink, "kunai.json", &b);
+	sink_emit(&sink, "kunai.json", &b);
 	if (c->scenario->prepare) {
 		phase_script(c->scenario->prepare, "prepare", c->scenario->path, &b);
-		emit(&sink, "phases/prepare.sh", &b);
+		sink_emit(&sink, "phases/prepare.sh", &b);
 	}
 	if (c->scenario->cleanup) {
 		phase_script(c->scenario->cleanup, "cleanup", c->scenario->path, &b);
-		emit(&sink, "phases/cleanup.sh", &b);
+		sink_emit(&sink, "phases/cleanup.sh", &b);
 	}
 	ninja_write_local(c, exe, rules, cwd, rargv, rargc, &b);
-	emit(&sink, "local.ninja", &b);
+	sink_emit(&sink, "local.ninja", &b);
 	for (i = 0; i < inst.len; i++) {
 		install_spec(c, &inst, &inst.items[i], &b);
-		emit(&sink, arena_printf(&a, "installables/%s.spec", inst.items[i].name), &b);
+		sink_emit(&sink, arena_printf(&a, "installables/%s.spec", inst.items[i].name), &b);
 	}
 	ninja_write_build(c, &rl, &inst, &b);
-	emit(&sink, "build.ninja", &b);
+	sink_emit(&sink, "build.ninja", &b);
 	if (!sink.ok)
 		goto undo;
 	/* last: a gen that failed before this point leaves the old manifest,
@@ -634,6 +528,8 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	if (dir_out)
 		buf_puts(dir_out, out_dir);
 	rc = 0;
+	close(lockfd);
+	lockfd = -1;
 	if (dry_run) {
 		pid_t pid;
 		int status;
@@ -659,11 +555,14 @@ undo:
 	else
 		sink_undo(&sink);
 done:
+	if (lockfd >= 0)
+		close(lockfd);
 	buf_free(&b);
 	buf_free(&dd);
 	buf_free(&sink.made);
 	buf_free(&sink.path);
 	buf_free(&sink.dir);
+	buf_free(&sink.checked);
 	buf_free(&sink.mf_out);
 	manifest_free(&mf);
 	free(inst.run_set);

@@ -393,8 +393,13 @@ install_spec(const struct campaign *c, const struct install_set *s, const struct
 		}
 		if (sys->supports_gpu_directives == 1)
 			buf_puts(out, " --gres=gpu:1");
-		if (sys->extra_srun_args && !strpbrk(sys->extra_srun_args, "\n\r"))
-			buf_printf(out, " %s", sys->extra_srun_args);
+		/* word by word, quoted as the job scripts' srun has them: this
+		 * line is run by a shell */
+		if (sys->extra_srun_args && !strpbrk(sys->extra_srun_args, "\n\r")) {
+			buf_putc(out, ' ');
+			if (!sh_words(out, sys->extra_srun_args))
+				out->len--;
+		}
 		buf_puts(out, " -N1 --ntasks=1 --job-name=kunai_install_image\n");
 	}
 }

@@ -24,19 +24,7 @@ struct mf_entry {
 uint64_t
 manifest_hash(const void *p, size_t n)
 {
-	const unsigned char *s = p;
-	uint64_t h = 0x9e3779b97f4a7c15u ^ n, w;
-
-	for (; n >= 8; n -= 8, s += 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdu;
-		h ^= h >> 29;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
-	h ^= h >> 32;
-	return h;
+	return util_hash(p, n);
 }
 
 static uint64_t

@@ -49,16 +49,12 @@ depth(const char *dir)
 	return n;
 }
 
-void
-script_paths(struct buf *out, const struct run *r)
+/* The INSTALL_DIR= line, after BUILD_DIR. */
+static void
+install_dir(struct buf *out, const struct run *r)
 {
 	const char *ip = r->c->system->install_path;
-	int i, n = depth(r->dir);
 
-	buf_puts(out, "BUILD_DIR=$(cd \"$RUN_DIR");
-	for (i = 0; i < n; i++)
-		buf_puts(out, "/..");
-	buf_puts(out, "\" && pwd)\n");
 	/* a relative install_path is relative to the build dir: the same
 	 * campaign then resolves it the same way wherever it is generated */
 	if (ip && ip[0] == '/') {
@@ -74,6 +70,32 @@ script_paths(struct buf *out, const struct run *r)
 		}
 	}
 	buf_putc(out, '\n');
+}
+
+void
+script_paths(struct buf *out, const struct run *r)
+{
+	int i, n = depth(r->dir);
+
+	buf_puts(out, "BUILD_DIR=$(cd \"$RUN_DIR");
+	for (i = 0; i < n; i++)
+		buf_puts(out, "/..");
+	buf_puts(out, "\" && pwd)\n");
+	install_dir(out, r);
+}
+
+void
+script_paths_local(struct buf *out, const struct run *r)
+{
+	int i, n = depth(r->dir);
+
+	/* what `cd ../..; pwd` would print, without its subshell: the
+	 * logical parent, as cd .. goes */
+	buf_puts(out, "BUILD_DIR=${RUN_DIR%");
+	for (i = 0; i < n; i++)
+		buf_puts(out, "/*");
+	buf_puts(out, "}\n");
+	install_dir(out, r);
 }
 
 /* Slurm: a PARTITION:GROUP:N spec's nodes are chosen when the job is

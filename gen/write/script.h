@@ -57,6 +57,9 @@ bool script_sbatch_directives(struct buf *out, const struct run *r);
  * $RUN_DIR when the script runs (a relative install_path is relative to the
  * build dir). */
 void script_paths(struct buf *out, const struct run *r);
+/* The same lines with shell builtins only (no subshell): for a script run
+ * from its own dir, RUN_DIR=$PWD. */
+void script_paths_local(struct buf *out, const struct run *r);
 /* Appends the lines that write the job's own start record ($RUN_DIR/kunai.start:
  * start=EPOCH, host=, job=) and, on any exit, its exit record
  * ($RUN_DIR/kunai.exit: the status), each atomically (tmp + mv); kunai job

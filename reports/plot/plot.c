@@ -291,7 +291,8 @@ cmd_plot(int argc, char **argv)
 		fputs("usage: kunai plot KIND DIR/report.json OUT.svg   (KIND: busbw, gemm, loss, osu, ucc)\n", stderr);
 		return 2;
 	}
-	buf_printf(&tmp, "%s.tmp", argv[3]);
+	/* a name no concurrent plot of the same file uses */
+	buf_printf(&tmp, "%s.%ld.tmp", argv[3], (long)getpid());
 	if (json_load_report(&a, argv[2], &r, &why)) {
 		rows = data_for(argv[1], &r, &data, &vars);
 		buf_printf(&title, "%s iteration %d", r.id, r.iteration);

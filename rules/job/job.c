@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 
 enum {
 	RETRY_DELAY_MAX_S = 120, /* the retry delay doubles up to this */
+	SUPERSEDE_MAX = 3,       /* new scripts one invocation runs after the one it started */
 };
 
 const char *
@@ -35,6 +37,39 @@ job_script_name(const struct job *j)
 	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : "run.sh";
 }
 
+/* The hash of the run's script as it is now (hex, in the arena); NULL when
+ * there is none to read. */
+static const char *
+script_hash_now(struct job *j)
+{
+	struct buf p = {0}, text = {0};
+	char hex[17];
+	const char *h = NULL;
+
+	if (job_slurp(job_path(j, &p, job_script_name(j)), &text)) {
+		util_hash_hex(text.data, text.len, hex);
+		h = arena_strdup(&j->arena, hex);
+	}
+	buf_free(&p);
+	buf_free(&text);
+	return h;
+}
+
+/* Whether the attempt in j->info is for the script now in the run dir. A
+ * record without a hash was written by a kunai before script hashes (or
+ * by hand): taken as it is, as that kunai did (every attempt this one
+ * starts records its hash). */
+static bool
+same_script(struct job *j)
+{
+	const char *now;
+
+	if (!j->info.script_hash)
+		return true;
+	now = script_hash_now(j);
+	return now && strcmp(now, j->info.script_hash) == 0;
+}
+
 /* ---- locks --------------------------------------------------------------------- */
 
 /* One ninja per build dir: the first job of an invocation records its
@@ -44,46 +79,42 @@ job_script_name(const struct job *j)
 static bool
 driver_check(struct job *j)
 {
-	long long start, rstart = -1, cur;
-	long pid, rpid = 0;
-	char text[128], cwd[4096];
-	bool zombie = false, ok = true;
-	ssize_t n;
-	int fd;
+	long long start;
+	long pid, other;
+	char cwd[4096];
+	int rc;
 
 	pid = job_driver(&start);
 	if (!pid)
 		return true;
-	fd = open(".kunai/driver", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		warn("open .kunai/driver:");
-		return false;
-	}
-	if (flock(fd, LOCK_EX) != 0) {
-		warn("lock .kunai/driver:");
-		close(fd);
-		return false;
-	}
-	n = pread(fd, text, sizeof(text) - 1, 0);
-	text[n > 0 ? n : 0] = '\0';
-	if (sscanf(text, "%ld %lld", &rpid, &rstart) != 2)
-		rpid = 0;
-	if (rpid && (rpid != pid || rstart != start)) {
-		cur = job_proc_start(rpid, &zombie);
-		if (cur >= 0 && cur == rstart && !zombie) {
-			warn("another ninja (pid %ld) is running in %s; refusing to run %s", rpid,
-			     getcwd(cwd, sizeof(cwd)) ? cwd : ".", j->dir);
+	rc = lock_driver_claim(".", pid, start, &other);
+	if (rc == 0)
+		warn("another ninja (pid %ld) is running in %s; refusing to run %s", other,
+		     getcwd(cwd, sizeof(cwd)) ? cwd : ".", j->dir);
+	return rc > 0;
+}
+
+/* Whether no directory on the way to the run dir (inside the build dir) is
+ * a symbolic link: a planted one would take the job's files outside. */
+static bool
+no_links(const char *dir)
+{
+	struct buf p = {0};
+	struct stat st;
+	size_t i, n = strlen(dir);
+	bool ok = true;
+
+	for (i = 1; ok && i <= n; i++) {
+		if (i < n && dir[i] != '/')
+			continue;
+		p.len = 0;
+		buf_push(&p, dir, i);
+		if (lstat(p.data, &st) == 0 && S_ISLNK(st.st_mode)) {
+			warn("job: %s is a symbolic link; kunai does not write through links (remove it)", p.data);
 			ok = false;
 		}
 	}
-	if (ok && (rpid != pid || rstart != start)) {
-		n = snprintf(text, sizeof(text), "%ld %lld\n", pid, start);
-		if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) != n) {
-			warn("write .kunai/driver:");
-			ok = false;
-		}
-	}
-	close(fd);
+	buf_free(&p);
 	return ok;
 }
 
@@ -95,7 +126,7 @@ lock_dir(struct job *j)
 	struct buf p = {0};
 	int fd;
 
-	fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		warn("open %s:", p.data);
 		buf_free(&p);
@@ -256,6 +287,9 @@ new_attempt(struct job *j)
 	j->info.workload = j->workload;
 	j->info.command = j->command;
 	j->info.attempt = n;
+	/* hashed before it is submitted: what ends up running is this script,
+	 * or one that differs from it (then its result is not this run's) */
+	j->info.script_hash = script_hash_now(j);
 	j->info.collected = true;
 	j->info.state = "SUBMITTED";
 	j->info.submit_time = job_iso(&j->arena, job_now());
@@ -299,6 +333,23 @@ conclude(struct job *j, bool passed)
 	return ok && passed ? 0 : 1;
 }
 
+/* Ends the job of an earlier script that j->info names and records it
+ * as cancelled (superseded), so that the next attempt moves it aside. */
+static bool
+supersede(struct job *j)
+{
+	backend_cancel(j);
+	if (j->sched == JOB_SLURM)
+		backend_wait(j, false);
+	j->info.state = "CANCELLED";
+	if (!j->info.end_time)
+		j->info.end_time = job_iso(&j->arena, job_now());
+	j->info.outcome = outcome_name(OUTCOME_CANCELLED);
+	j->info.reason = "superseded: its script changed";
+	j->info.collected = true;
+	return job_save(j) && remove_file(j, "kunai.started");
+}
+
 static int
 interrupted(struct job *j)
 {
@@ -322,7 +373,7 @@ passed_already(struct job *j)
 	bool yes;
 
 	yes = j->have_info && j->info.outcome && strcmp(j->info.outcome, "passed") == 0 && j->info.collected &&
-	      j->info.command && strcmp(j->info.command, j->command) == 0 &&
+	      j->info.command && strcmp(j->info.command, j->command) == 0 && same_script(j) &&
 	      stat(job_path(j, &p, "kunai.stamp"), &stamp) == 0 &&
 	      stat(job_path(j, &p, job_script_name(j)), &script) == 0 &&
 	      (stamp.st_mtim.tv_sec > script.st_mtim.tv_sec ||
@@ -355,7 +406,7 @@ run(struct job *j)
 	bool reattach, retryable;
 	enum job_wait w;
 	enum outcome o;
-	int tries, rc;
+	int tries, rc, superseded = 0;
 
 	rc = record_job_read(&j->arena, job_path(j, &p, "job.json"), &j->info, &why);
 	if (rc < 0)
@@ -371,9 +422,15 @@ run(struct job *j)
 	buf_free(&p);
 	buf_free(&why);
 	if (!j->start_only && j->have_info && j->info.outcome && !j->info.collected) {
-		/* `job start` saw it end: its result is this run's */
+		/* `job start` saw it end: its result is this run's, if it ran
+		 * the script that is there now */
 		j->info.collected = true;
-		return conclude(j, strcmp(j->info.outcome, "passed") == 0);
+		if (same_script(j))
+			return conclude(j, strcmp(j->info.outcome, "passed") == 0);
+		warn("%s: job %s ran an earlier script; the new one runs", j->dir,
+		     j->info.job_id ? j->info.job_id : "");
+		if (!job_save(j))
+			return 1;
 	}
 	/* job.json says the last attempt was being submitted, with no job id:
 	 * the driver died in between; the job may be queued all the same */
@@ -388,6 +445,14 @@ run(struct job *j)
 	}
 	reattach = j->have_info && !j->info.outcome && j->info.job_id && j->info.scheduler &&
 	           strcmp(j->info.scheduler, sched_names[j->sched]) == 0;
+	if (reattach && !same_script(j)) {
+		/* never wait on, or stamp, a job of another script */
+		warn("%s: the script changed since job %s started; cancelling it (kept as attempt-%d)", j->dir,
+		     j->info.job_id, j->info.attempt > 0 ? j->info.attempt : 1);
+		if (!supersede(j))
+			return j->signo ? 128 + j->signo : 1;
+		reattach = false;
+	}
 	if (reattach && !handed_over(j))
 		warn("%s: reattaching to job %s of an earlier run", j->dir, j->info.job_id);
 	for (tries = 0;; tries++) {
@@ -444,6 +509,17 @@ run(struct job *j)
 				return j->signo ? 128 + j->signo : 1;
 			continue;
 		}
+		if (!same_script(j) && superseded++ < SUPERSEDE_MAX) {
+			/* the script changed while it ran: what ran is not this run */
+			warn("%s: the script changed while job %s ran; its result is kept as attempt-%d, "
+			     "the new script runs", j->dir, j->info.job_id ? j->info.job_id : "", j->info.attempt);
+			j->info.collected = true;
+			j->info.reason = "superseded: the script changed while it ran";
+			if (!job_save(j) || !remove_file(j, "kunai.started"))
+				return 1;
+			tries--;
+			continue;
+		}
 		if (j->start_only) {
 			/* ended before anyone saw it run: the run edge collects it */
 			j->info.collected = false;
@@ -463,7 +539,7 @@ cmd_job(int argc, char **argv)
 {
 	struct job j;
 	struct stat st;
-	int rc, fd;
+	int rc, fd, bfd;
 
 	memset(&j, 0, sizeof(j));
 	rc = job_parse(&j, argc, argv);
@@ -474,22 +550,27 @@ cmd_job(int argc, char **argv)
 		warn("job: %s is not a run dir (run kunai job from the build dir):", j.dir);
 		goto out;
 	}
+	if (!no_links(j.dir))
+		goto out;
 	j.t0 = job_now();
 	if (!job_signals_init(&j))
 		goto out;
-	if (mkdir(".kunai", 0777) != 0 && errno != EEXIST) {
-		warn("mkdir .kunai:");
-		goto out;
-	}
 	if (!driver_check(&j))
 		goto out;
-	fd = lock_dir(&j);
-	if (fd < 0)
+	/* shared: no kunai gen rewrites the build dir under a job */
+	bfd = lock_take(".", false, j.dir);
+	if (bfd < 0)
 		goto out;
+	fd = lock_dir(&j);
+	if (fd < 0) {
+		close(bfd);
+		goto out;
+	}
 	rc = run(&j);
 	if (j.sched != JOB_STANDALONE)
 		poll_release(&j);
 	close(fd);
+	close(bfd);
 out:
 	arena_free(&j.arena);
 	return rc;

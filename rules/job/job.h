@@ -176,6 +176,14 @@ enum job_wait sa_wait(struct job *j, bool want_start);
  * waits for it; info gets state (CANCELLED for a signal). */
 void sa_cancel(struct job *j);
 
+/* ---- job_supervise.c ------------------------------------------------------ */
+
+/* In the child kunai job forked for a standalone run: becomes the job's
+ * session, runs DIR/run.sh, enforces j->time_limit (TERM, KILL grace_s
+ * later), ends every process the job left, writes kunai.start and
+ * kunai.exit; exits with the script's status (128+signal when killed). */
+void job_supervise(struct job *j, long grace_s) __attribute__((noreturn));
+
 /* ---- job_slurm.c ----------------------------------------------------------- */
 
 /* sbatch --parsable from DIR; retries transient errors. Returns false with

@@ -11,11 +11,24 @@
 #include <string.h>
 
 #include "job.h"
+#include "gen/base/hostlist.h"
 #include "gen/base/util.h"
-#include "gen/model/model.h"
 
 /* The rank of a sinfo %t state: 0 idle .. 3 reserved; -1 not usable
  * (down, drain, fail, maint, a suffix such as * for not responding). */
+/* A list of node names (in the job's arena; cap 0 after hostlist_expand). */
+struct nodes {
+	const char **items;
+	size_t len, cap;
+};
+
+static void
+nodes_add(struct arena *a, struct nodes *l, const char *name)
+{
+	l->items = arena_reserve(a, (void *)l->items, l->len, l->len + 1, &l->cap, sizeof(*l->items));
+	l->items[l->len++] = name;
+}
+
 static int
 state_rank(const char *s, size_t n)
 {
@@ -30,7 +43,7 @@ state_rank(const char *s, size_t n)
 }
 
 static bool
-in_list(const struct strlist *l, const char *name)
+in_list(const struct nodes *l, const char *name)
 {
 	size_t i;
 
@@ -67,17 +80,17 @@ node_state(const char *sinfo, const char *part, size_t plen, const char *node, c
 
 /* One PARTITION:GROUP:N:MEMBERS spec: its nodes into chosen. */
 static bool
-choose_group(struct job *j, const char *spec, const char *sinfo, const struct strlist *excl, struct strlist *chosen)
+choose_group(struct job *j, const char *spec, const char *sinfo, const struct nodes *excl, struct nodes *chosen)
 {
 	const char *c1 = strchr(spec, ':'), *c2 = strchr(c1 + 1, ':'), *c3 = strchr(c2 + 1, ':'), *st;
-	struct strlist members = {0};
+	struct nodes members = {0};
 	struct buf why = {0};
 	size_t plen = (size_t)(c1 - spec), i, slen, have = 0, want;
 	bool max_avail = strncmp(c2 + 1, "max_avail:", 10) == 0, ok;
 	int rank, r;
 
 	want = max_avail ? 0 : (size_t)strtoul(c2 + 1, NULL, 10);
-	if (c3[1] && !model_expand_hostlist(&j->arena, c3 + 1, &members)) {
+	if (c3[1] && !hostlist_expand(&j->arena, c3 + 1, &members.items, &members.len)) {
 		j->info.reason = arena_printf(&j->arena, "node group %.*s: bad node list '%s'", (int)(c3 - spec), spec,
 		                              c3 + 1);
 		return false;
@@ -90,7 +103,7 @@ choose_group(struct job *j, const char *spec, const char *sinfo, const struct st
 			r = node_state(sinfo, spec, plen, members.items[i], &st, &slen);
 			if (r != rank || (max_avail && r == 2))
 				continue;
-			strlist_add(&j->arena, chosen, members.items[i], (struct toml_pos){0});
+			nodes_add(&j->arena, chosen, members.items[i]);
 			have++;
 		}
 	ok = max_avail ? have > 0 : have >= want;
@@ -124,15 +137,15 @@ slurm_choose_nodes(struct job *j, struct buf *nodelist, int *count)
 {
 	char *argv[] = {"sinfo", "-h", "-N", "-o", "%N|%P|%t", NULL};
 	struct buf out = {0}, err = {0};
-	struct strlist chosen = {0}, excl = {0};
+	struct nodes chosen = {0}, excl = {0};
 	size_t i;
 	bool ok = true;
 
-	if (j->exclude_nodes && !model_expand_hostlist(&j->arena, j->exclude_nodes, &excl)) {
+	if (j->exclude_nodes && !hostlist_expand(&j->arena, j->exclude_nodes, &excl.items, &excl.len)) {
 		j->info.reason = arena_printf(&j->arena, "bad excluded node list '%s'", j->exclude_nodes);
 		return false;
 	}
-	if (j->also_nodes && !model_expand_hostlist(&j->arena, j->also_nodes, &chosen)) {
+	if (j->also_nodes && !hostlist_expand(&j->arena, j->also_nodes, &chosen.items, &chosen.len)) {
 		j->info.reason = arena_printf(&j->arena, "bad node list '%s'", j->also_nodes);
 		return false;
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 
 /* A helper command that runs longer than this is killed: the scheduler's
@@ -208,14 +209,7 @@ proc_stat(long pid, char *comm, size_t ncomm, char *state, long *ppid, long long
 long long
 job_proc_start(long pid, bool *zombie)
 {
-	long long start;
-	char state;
-
-	if (pid <= 0 || !proc_stat(pid, NULL, 0, &state, NULL, &start))
-		return -1;
-	if (zombie)
-		*zombie = state == 'Z' || state == 'X';
-	return start;
+	return lock_pid_start(pid, zombie, NULL);
 }
 
 long

@@ -19,6 +19,9 @@
 
 enum {
 	KILL_GRACE_S = 10, /* SIGTERM, then SIGKILL this much later */
+	/* the supervisor enforces the limit; the runner steps in only when
+	 * it has not ended the job this much after the limit and its grace */
+	BACKSTOP_S = KILL_GRACE_S + 5,
 };
 
 /* A standalone job as sa_wait sees it. */
@@ -48,7 +51,6 @@ sa_submit(struct job *j)
 {
 	struct buf p = {0};
 	pid_t pid;
-	int fd;
 
 	hostname_into(j);
 	if (access(job_path(j, &p, "run.sh"), R_OK) != 0) {
@@ -66,24 +68,8 @@ sa_submit(struct job *j)
 		buf_free(&p);
 		return false;
 	}
-	if (pid == 0) {
-		setsid();
-		job_signals_child(j);
-		if (chdir(j->dir) != 0)
-			_exit(127);
-		/* nothing of ninja's: its pipe must close when we exit, even
-		 * while the job runs on (`job start`) */
-		fd = open("/dev/null", O_RDONLY);
-		if (fd < 0 || dup2(fd, 0) < 0)
-			_exit(127);
-		fd = open("stderr.txt", O_WRONLY | O_CREAT | O_APPEND, 0666);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		execl("/bin/bash", "bash", "run.sh", (char *)NULL);
-		execlp("bash", "bash", "run.sh", (char *)NULL);
-		dprintf(2, "kunai: cannot run bash: %s\n", strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		job_supervise(j, KILL_GRACE_S);
 	buf_free(&p);
 	j->child = pid;
 	p.len = 0;
@@ -170,11 +156,20 @@ record_end(struct job *j, struct proc *pr)
 			in->signal = WTERMSIG(pr->status);
 			in->has_signal = true;
 		}
-	} else if (job_read_record(j, "kunai.exit", &rec)) {
-		in->state = "EXITED";
-		in->exit_code = atoi(rec.data);
-		in->has_exit_code = true;
-	} else {
+	}
+	/* the supervisor's record: the status, and whether it ended the job
+	 * for its time limit (also when no runner was there to see it) */
+	if (job_read_record(j, "kunai.exit", &rec)) {
+		size_t n;
+		const char *lim = job_record_field(rec.data, "limit", &n);
+		if (!pr->ours) {
+			in->state = "EXITED";
+			in->exit_code = atoi(rec.data);
+			in->has_exit_code = true;
+		}
+		if (lim && n == 7 && strncmp(lim, "timeout", 7) == 0)
+			pr->timed_out = true;
+	} else if (!pr->ours) {
 		in->state = "LOST";
 		in->reason = "the process ended without an exit record";
 	}
@@ -190,7 +185,7 @@ proc_init(struct job *j, struct proc *pr)
 	pr->pid = j->info.job_id ? strtol(j->info.job_id, NULL, 10) : 0;
 	pr->ours = j->child && j->child == pr->pid;
 	if (j->time_limit > 0)
-		pr->deadline = start_epoch(j) + (double)j->time_limit;
+		pr->deadline = start_epoch(j) + (double)(j->time_limit + BACKSTOP_S);
 }
 
 /* Whether an adopted pid can be this job at all (same host, pid recorded). */

@@ -358,7 +358,8 @@ test_hooks_and_quoting(struct campaign *c)
 
 	ok(script_standalone(&A, r, &h, &b), "script_standalone");
 	s = buf_str(&b);
-	ok(has_line(s, "cd -- \"$(dirname -- \"$0\")\" || exit 1") && has_line(s, "exec >stdout.txt 2>stderr.txt"),
+	ok(has_line(s, "case $0 in */*) cd -- \"${0%/*}\" || exit 1 ;; esac") && has_line(s, "exec >stdout.txt 2>stderr.txt") &&
+	   has_line(s, "BUILD_DIR=${RUN_DIR%/*/*}"),
 	   "standalone script runs in its own dir, output there");
 	ok(has_line(s, "(source pre_test/nccl_test_all_gather/env_vars.sh && bash -c 'all_gather_perf_mpi "
 	               "--nthreads 1 --ngpus 1 --minbytes 32M --maxbytes 32M --stepbytes 1M --op sum "

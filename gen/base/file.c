@@ -1,0 +1,282 @@
+/* file.c: whole files in and out (util.h): reading with a bound, and output
+ * that is complete or absent, never written through a link: a unique
+ * O_CREAT|O_EXCL|O_NOFOLLOW temporary, then rename; directories made and
+ * removed. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+bool
+read_file(const char *path, struct buf *out)
+{
+	return read_file_max(path, out, 0, NULL);
+}
+
+bool
+read_file_max(const char *path, struct buf *out, size_t max, const char *what)
+{
+	int fd = 0;
+	char tmp[65536];
+	ssize_t n;
+
+	if (strcmp(path, "-") != 0) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0) {
+			warn("open %s:", path);
+			return false;
+		}
+	}
+	for (;;) {
+		n = read(fd, tmp, sizeof(tmp));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			warn("read %s:", path);
+			if (fd)
+				close(fd);
+			return false;
+		}
+		if (n == 0)
+			break;
+		if (max && (size_t)n > max - out->len) {
+			warn("%s: larger than %zu bytes, the limit for %s", path, max, what);
+			if (fd)
+				close(fd);
+			return false;
+		}
+		buf_push(out, tmp, (size_t)n);
+	}
+	if (fd)
+		close(fd);
+	if (!out->data)
+		buf_push(out, "", 0);
+	return true;
+}
+
+/* Does path hold exactly these bytes? (open, fstat, one read: gen compares
+ * every generated file on each regeneration) */
+static bool
+same_contents(const char *path, const void *data, size_t len)
+{
+	struct stat st;
+	char small[8192], *p = small;
+	bool same = false;
+	ssize_t n;
+	int e = errno, fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		errno = e;
+		return false;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
+		if (len + 1 > sizeof(small))
+			p = xmalloc(len + 1);
+		/* one byte more than expected tells a file that grew meanwhile */
+		n = read(fd, p, len + 1);
+		same = n >= 0 && (size_t)n == len && memcmp(p, data, len) == 0;
+		if (p != small)
+			free(p);
+	}
+	close(fd);
+	errno = e;
+	return same;
+}
+
+/* Creates the missing directories above path. */
+static bool
+make_parents(const char *path)
+{
+	struct buf p = {0};
+	char *s;
+	bool ok = true;
+
+	buf_puts(&p, path);
+	for (s = p.data + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (mkdir(p.data, 0777) != 0 && errno != EEXIST) {
+			warn("mkdir %s:", p.data);
+			ok = false;
+			break;
+		}
+		*s = '/';
+	}
+	buf_free(&p);
+	return ok;
+}
+
+bool
+make_dir(const char *dir, bool *made)
+{
+	return make_dir_at(AT_FDCWD, dir, dir, made);
+}
+
+bool
+make_dir_at(int dirfd, const char *rel, const char *dir, bool *made)
+{
+	struct buf p = {0};
+	bool ok;
+
+	*made = false;
+	if (mkdirat(dirfd, rel, 0777) == 0) {
+		*made = true;
+		return true;
+	}
+	if (errno == EEXIST)
+		return true;
+	if (errno != ENOENT) {
+		warn("mkdir %s:", dir);
+		return false;
+	}
+	buf_printf(&p, "%s/", dir);
+	ok = make_parents(p.data);
+	buf_free(&p);
+	if (ok)
+		*made = true;
+	return ok;
+}
+
+bool
+write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st)
+{
+	const char *s = data;
+	size_t left = len;
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		if (errno != EEXIST)
+			return warn("open %s:", path), false;
+		return write_file_atomic_st(path, data, len, st);
+	}
+	for (; left; left -= (size_t)n, s += n) {
+		n = write(fd, s, left);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			break;
+	}
+	/* the stat of the written file, from its fd: no second path lookup */
+	if (st && fstat(fd, st) != 0)
+		st->st_size = -1;
+	if (close(fd) != 0 || left) {
+		warn("write %s:", path);
+		unlinkat(dirfd, rel, 0);
+		return false;
+	}
+	return true;
+}
+
+bool
+write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return write_file_atomic_st(path, data, len, NULL);
+}
+
+/* A name beside path that no other writer uses: this process, and a
+ * counter shared by its threads. */
+static void
+temp_name(struct buf *tmp, const char *path)
+{
+	static _Atomic unsigned long seq;
+
+	buf_printf(tmp, "%s.%ld.%lu.tmp", path, (long)getpid(), (unsigned long)seq++);
+}
+
+bool
+write_file_atomic_st(const char *path, const void *data, size_t len, struct stat *st)
+{
+	struct buf tmp = {0};
+	struct stat lst;
+	const char *s = data;
+	size_t left = len;
+	ssize_t n;
+	int fd;
+
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		warn("%s is a symbolic link; kunai does not write through links (remove it)", path);
+		return false;
+	}
+	if (same_contents(path, data, len)) {
+		if (st && stat(path, st) != 0)
+			st->st_size = -1;
+		return true;
+	}
+	temp_name(&tmp, path);
+	/* a new name of our own: nothing planted there is opened or followed */
+	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == ENOENT && make_parents(tmp.data))
+		fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		warn("open %s:", tmp.data);
+		buf_free(&tmp);
+		return false;
+	}
+	for (; left; left -= (size_t)n, s += n) {
+		n = write(fd, s, left);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			break;
+	}
+	if (left || rename(tmp.data, path) != 0) {
+		warn(left ? "write %s:" : "rename %s:", left ? tmp.data : path);
+		close(fd);
+		unlink(tmp.data);
+		buf_free(&tmp);
+		return false;
+	}
+	/* the stat of what this call wrote (its descriptor, after the
+	 * rename), never of whatever is at the path later */
+	if (st && (fstat(fd, st) != 0 || (size_t)st->st_size != len))
+		st->st_size = -1;
+	if (close(fd) != 0) {
+		warn("write %s:", path);
+		buf_free(&tmp);
+		return false;
+	}
+	buf_free(&tmp);
+	return true;
+}
+
+void
+remove_tree_at(int dirfd, const char *rel)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	if (unlinkat(dirfd, rel, 0) == 0 || errno == ENOENT)
+		return;
+	fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			remove_tree_at(fd, e->d_name);
+		else
+			unlinkat(fd, e->d_name, 0);
+	}
+	closedir(d);
+	unlinkat(dirfd, rel, AT_REMOVEDIR);
+}

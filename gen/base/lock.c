@@ -1,0 +1,193 @@
+/* lock.c: one writer at a time per build dir (DESIGN 8 and 14).
+ * BUILD/.kunai/lock is flock'ed for as long as a command needs the build
+ * dir still: `kunai gen` exclusively, the runner, `kunai report` and
+ * `kunai export` shared. BUILD/.kunai/driver names the live driver (ninja,
+ * or `kunai run`) as "PID START" (START from /proc, so a reused pid is not
+ * taken for it): gen refuses to rewrite under it, and a second driver is
+ * refused. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lock.h"
+#include "util.h"
+
+long long
+lock_pid_start(long pid, bool *zombie, long *ppid)
+{
+	char path[64], text[1024], *rp, *p, state;
+	long long start = -1;
+	long pp = 0;
+	int fd, field;
+	ssize_t n;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	/* the name may hold blanks and parentheses: count from the last ')' */
+	rp = strrchr(text, ')');
+	if (!rp || rp[1] != ' ')
+		return -1;
+	p = rp + 2;
+	state = *p;
+	for (field = 3; *p && field < 22; p++)
+		if (*p == ' ') {
+			field++;
+			if (field == 4)
+				pp = strtol(p + 1, NULL, 10);
+		}
+	if (field != 22)
+		return -1;
+	start = strtoll(p, NULL, 10);
+	if (zombie)
+		*zombie = state == 'Z' || state == 'X';
+	if (ppid)
+		*ppid = pp;
+	return start;
+}
+
+/* Opens BUILD/.kunai/NAME (made if missing), never through a link. */
+static int
+open_in(const char *build_dir, const char *name, struct buf *path)
+{
+	int fd;
+
+	path->len = 0;
+	buf_printf(path, "%s/.kunai", build_dir);
+	if (mkdir(path->data, 0777) != 0 && errno != EEXIST) {
+		warn("mkdir %s:", path->data);
+		return -1;
+	}
+	buf_printf(path, "/%s", name);
+	fd = open(path->data, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		warn(errno == ELOOP ? "%s is a symbolic link; kunai does not write through links" : "open %s:",
+		     path->data);
+	return fd;
+}
+
+int
+lock_take(const char *build_dir, bool exclusive, const char *who)
+{
+	struct buf path = {0};
+	int fd = open_in(build_dir, "lock", &path), op = exclusive ? LOCK_EX : LOCK_SH;
+
+	if (fd >= 0 && flock(fd, op | LOCK_NB) != 0) {
+		if (errno == EWOULDBLOCK) {
+			fprintf(stderr, "kunai: %s: waiting for another kunai command on %s\n", who, build_dir);
+			while (flock(fd, op) != 0 && errno == EINTR)
+				;
+		} else {
+			warn("lock %s:", path.data);
+			close(fd);
+			fd = -1;
+		}
+	}
+	buf_free(&path);
+	return fd;
+}
+
+/* The driver recorded in fd's file, when it still runs; 0 otherwise. */
+static long
+recorded(int fd, long long *start)
+{
+	char text[128];
+	long long cur;
+	long pid = 0;
+	bool zombie = false;
+	ssize_t n;
+
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	if (sscanf(text, "%ld %lld", &pid, start) != 2 || pid <= 0)
+		return 0;
+	cur = lock_pid_start(pid, &zombie, NULL);
+	return cur >= 0 && cur == *start && !zombie ? pid : 0;
+}
+
+/* Whether pid is this process or one of its ancestors. */
+static bool
+ancestor(long pid)
+{
+	long p = (long)getpid(), pp;
+	int depth;
+
+	for (depth = 0; p > 1 && depth < 64; depth++, p = pp) {
+		if (p == pid)
+			return true;
+		if (lock_pid_start(p, NULL, &pp) < 0)
+			return false;
+	}
+	return false;
+}
+
+long
+lock_driver_other(const char *build_dir)
+{
+	struct buf path = {0};
+	long long start;
+	long pid = 0;
+	int fd;
+
+	path.len = 0;
+	buf_printf(&path, "%s/.kunai/driver", build_dir);
+	fd = open(path.data, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	buf_free(&path);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_SH) == 0)
+		pid = recorded(fd, &start);
+	close(fd);
+	return pid && !ancestor(pid) ? pid : 0;
+}
+
+int
+lock_driver_claim(const char *build_dir, long pid, long long start, long *other)
+{
+	struct buf path = {0};
+	long long rstart = 0;
+	char text[128];
+	long rpid;
+	int fd, n, rc = 1;
+
+	*other = 0;
+	fd = open_in(build_dir, "driver", &path);
+	if (fd < 0) {
+		buf_free(&path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX) != 0) {
+		warn("lock %s:", path.data);
+		close(fd);
+		buf_free(&path);
+		return -1;
+	}
+	rpid = recorded(fd, &rstart);
+	if (rpid && (rpid != pid || rstart != start)) {
+		*other = rpid;
+		rc = 0;
+	} else if (!rpid) {
+		n = snprintf(text, sizeof(text), "%ld %lld\n", pid, start);
+		if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) != n) {
+			warn("write %s:", path.data);
+			rc = -1;
+		}
+	}
+	close(fd);
+	buf_free(&path);
+	return rc;
+}

@@ -1,0 +1,225 @@
+/* job_supervise.c: the process that stands for one standalone job. kunai
+ * job forks it (no exec: it is kunai already) as the job's own session; it
+ * writes the start record, runs DIR/run.sh as a process group of its own,
+ * enforces the time limit (TERM, then KILL after a grace) whether or not
+ * the runner that started it still lives, ends every process the job left
+ * (setsid and double-forked ones too: it is their subreaper), and only
+ * then writes the exit record. So a job that outlives a killed driver
+ * still stops at its limit, and nothing of a recorded run writes on. */
+#define _GNU_SOURCE /* prctl, syscall: Linux's subreaper and close_range */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+#include "job.h"
+#include "gen/base/util.h"
+
+/* Closes every descriptor above stderr: a lock the runner holds (DIR/kunai.lock)
+ * must end with the runner, not with the job. */
+static void
+close_others(void)
+{
+	int fd;
+
+#if defined(__linux__) && defined(SYS_close_range)
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
+#endif
+	for (fd = 3; fd < 1024; fd++)
+		close(fd);
+}
+
+/* Writes a record file of the run dir (the working dir) in one piece: a
+ * unique new name, then rename. */
+static void
+record(const char *name, const char *text)
+{
+	char tmp[64];
+	int fd;
+	size_t n = strlen(text);
+
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", name, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		dprintf(2, "kunai: %s: %s\n", tmp, strerror(errno));
+		return;
+	}
+	if (write(fd, text, n) != (ssize_t)n || close(fd) != 0 || rename(tmp, name) != 0) {
+		dprintf(2, "kunai: %s: %s\n", name, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+/* Our children now: the job's orphans are re-parented to us (subreaper). */
+static size_t
+children(pid_t self, pid_t *out, size_t max)
+{
+	char path[300], text[512], *rp;
+	struct dirent *e;
+	size_t n = 0;
+	ssize_t len;
+	long ppid;
+	DIR *d;
+	int fd;
+
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while (n < max && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		text[len] = '\0';
+		rp = strrchr(text, ')');
+		if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)self)
+			out[n++] = (pid_t)strtol(e->d_name, NULL, 10);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Ends what the job left behind: its process group, then every process that
+ * is (or becomes, as its parent dies) our child, until none is left. */
+static void
+end_all(pid_t script)
+{
+	pid_t self = getpid(), kids[256];
+	size_t n, i;
+	int round;
+
+	kill(-script, SIGKILL);
+	for (round = 0; round < 1000; round++) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		/* no child at all: then no descendant either (they would be ours) */
+		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
+			return;
+		n = children(self, kids, LEN(kids));
+		for (i = 0; i < n; i++)
+			kill(kids[i], SIGKILL);
+		if (!n) {
+			/* a zombie being reaped, or a child in exec: look again */
+			struct timespec ts = {0, 10 * 1000000L};
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* Sleeps until a signal of j->sigs or ms pass; returns the signal or 0. */
+static int
+take(struct job *j, double ms)
+{
+	struct timespec ts;
+	siginfo_t si;
+	int sig;
+
+	if (ms < 0)
+		ms = 0;
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)((ms - (double)ts.tv_sec * 1000) * 1e6);
+	do
+		sig = sigtimedwait(&j->sigs, &si, &ts);
+	while (sig < 0 && errno == EINTR);
+	return sig < 0 ? 0 : sig;
+}
+
+void
+job_supervise(struct job *j, long grace_s)
+{
+	double deadline = 0, kill_at = 0, t;
+	bool timed_out = false, cancelled = false, ended = false;
+	char text[160], host[256];
+	pid_t self, script, w;
+	int status = 0, fd, sig;
+
+	setsid();
+	self = getpid();
+#ifdef __linux__
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+	close_others();
+	if (chdir(j->dir) != 0)
+		_exit(127);
+	/* nothing of ninja's: its pipe must close when the runner exits, even
+	 * while the job runs on (`job start`) */
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0)
+		_exit(127);
+	close(fd);
+	fd = open("stderr.txt", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0666);
+	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		_exit(127);
+	close(fd);
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = '\0';
+	t = job_now();
+	snprintf(text, sizeof(text), "start=%lld\nhost=%s\njob=%ld\n", (long long)t, host, (long)self);
+	record("kunai.start", text);
+	if (j->time_limit > 0)
+		deadline = t + (double)j->time_limit;
+	script = fork();
+	if (script < 0)
+		_exit(127);
+	if (script == 0) {
+		setpgid(0, 0);
+		job_signals_child(j);
+		execl("/bin/bash", "bash", "run.sh", (char *)NULL);
+		execlp("bash", "bash", "run.sh", (char *)NULL);
+		dprintf(2, "kunai: cannot run bash: %s\n", strerror(errno));
+		_exit(127);
+	}
+	setpgid(script, script); /* either of us may come first */
+	while (!ended) {
+		double now = job_now(), until = now + 3600; /* SIGCHLD wakes us */
+
+		if (deadline && !kill_at)
+			until = deadline;
+		if (kill_at)
+			until = kill_at;
+		sig = take(j, (until - now) * 1000);
+		do
+			w = waitpid(script, &status, WNOHANG);
+		while (w < 0 && errno == EINTR);
+		if (w == script || (w < 0 && errno == ECHILD)) {
+			ended = true;
+			break;
+		}
+		now = job_now();
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			cancelled = true;
+		if (!kill_at && (cancelled || (deadline && now >= deadline))) {
+			timed_out = !cancelled;
+			kill(-script, SIGTERM);
+			kill_at = now + (double)grace_s;
+		} else if (kill_at && now >= kill_at) {
+			kill(-script, SIGKILL);
+		}
+	}
+	end_all(script);
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	snprintf(text, sizeof(text), "%d\n%s", status,
+	         timed_out ? "limit=timeout\n" : cancelled ? "limit=cancelled\n" : "");
+	record("kunai.exit", text);
+	_exit(status);
+}
