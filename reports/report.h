@@ -36,6 +36,10 @@ struct plan_dep {
 struct plan_ref {
 	const char *scope, *metric, *unit;
 	double value, lower, upper;
+	/* sized: only for values measured at a message size (x in bytes) in
+	 * [min_size, max_size] (min_size/max_size set) */
+	bool sized;
+	double min_size, max_size;
 };
 
 /* [peers] of a test as it applies (DESIGN 15): the test's keys, else the
@@ -113,6 +117,9 @@ struct run_report {
 	bool has_exit_code;
 	int exit_code;
 	const char *job_id, *start_time, *end_time;
+	/* the runner's record before grading: the scheduler's last state
+	 * ("COMPLETED", "EXITED") and the outcome it gave ("passed"); NULL: none */
+	const char *job_state, *job_outcome;
 	double duration_s; /* < 0: unknown */
 	const char *workload; /* test_template_name */
 	const char *path;     /* "gpu", "cpu" or NULL (no GPU question) */
@@ -126,6 +133,10 @@ struct run_report {
 /* report/summary.json. */
 struct summary {
 	const char *scenario, *system, *date;
+	/* what "passed" means here, when it is less than it sounds: the CPU
+	 * path was used, no performance reference was checked (summary_note);
+	 * NULL: nothing to say */
+	const char *note;
 	size_t counts[OUTCOME_COUNT];
 	struct run_report *runs;
 	size_t n_runs;
@@ -251,6 +262,13 @@ void report_mark_skipped(struct arena *a, const struct plan *p, struct run_repor
 bool summary_all_ok(const struct summary *s);
 /* Appends whether the runs measured GPUs or the CPU path. */
 void summary_paths(const struct summary *s, struct buf *out);
+/* Appends what a pass means in s when it is less than it sounds: "CPU
+ * path: no GPU was used", "passed = ran and gave correct results; no
+ * performance reference was checked" (or how many passed runs had none),
+ * joined by "; "; nothing when every pass was on GPUs against a reference.
+ * Reads the runs' values (references checked), so call it on the graded
+ * reports, before their series are dropped. */
+void summary_note(const struct summary *s, struct buf *out);
 
 /* ---- report_junit.c ---------------------------------------------------------- */
 

@@ -284,6 +284,12 @@ junit_write(const char *root, const struct plan *p, const struct summary *s, str
 		buf_puts(out, pt->n_runs ? ">\n" : "/>\n");
 		if (!pt->n_runs)
 			continue;
+		if (s->note) {
+			/* what a pass means here (the CPU path, no reference) */
+			buf_puts(out, "    <properties>\n      <property name=\"kunai.note\"");
+			attr(out, "value", s->note);
+			buf_puts(out, "/>\n    </properties>\n");
+		}
 		for (i = 0; i < pt->n_runs; i++)
 			testcase(out, root, runs[i]);
 		buf_puts(out, "  </testsuite>\n");

@@ -290,3 +290,48 @@ sh_heredoc(struct buf *b, const char *tag, const char *body)
 	buf_printf(b, "<<'%s'\n%s%s\n", buf_str(&d), body, buf_str(&d));
 	buf_free(&d);
 }
+
+void
+csv_field(struct buf *b, const char *s)
+{
+	bool formula, quoted;
+	const char *p;
+
+	if (!s)
+		return;
+	formula = s[0] && strchr("=+-@\t\r", s[0]);
+	quoted = formula || strpbrk(s, ",\"\r\n");
+	if (!quoted) {
+		buf_puts(b, s);
+		return;
+	}
+	buf_putc(b, '"');
+	if (formula)
+		buf_putc(b, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			buf_putc(b, '"');
+		buf_putc(b, *p);
+	}
+	buf_putc(b, '"');
+}
+
+void
+md_text(struct buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '&')
+			buf_puts(b, "&amp;");
+		else if (*s == '<')
+			buf_puts(b, "&lt;");
+		else if (*s == '>')
+			buf_puts(b, "&gt;");
+		else if (strchr("\\`[]|", *s)) {
+			buf_putc(b, '\\');
+			buf_putc(b, *s);
+		} else if ((unsigned char)*s < 0x20 || *s == 0x7F)
+			buf_putc(b, ' ');
+		else
+			buf_putc(b, *s);
+	}
+}

@@ -60,4 +60,16 @@ bool ninja_expressible(const char *s);
 /* Ninja `var = value` text: $ -> $$. */
 void ninja_escape_value(struct buf *b, const char *s);
 
+/* Appends s as one CSV field (RFC 4180: in "..." with "" when it holds a
+ * comma, quote or line break), and, when it starts with =, +, -, @, TAB or
+ * CR, with a leading ' so that a spreadsheet reads it as text, not as a
+ * formula (OWASP's CSV injection advice). NULL appends nothing. */
+void csv_field(struct buf *b, const char *s);
+
+/* Appends s as inert Markdown text (a table cell too): &, <, > as entities
+ * (no HTML passes through), a backslash before each of \ ` [ ] |
+ * (no link, image, code span or cell break), control bytes as a space.
+ * NULL appends nothing. */
+void md_text(struct buf *b, const char *s);
+
 #endif

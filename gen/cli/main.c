@@ -124,18 +124,21 @@ static const struct command commands[] = {
 	 "every command succeeded. Exit status 0 iff it passed.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
-	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg",
+	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg | plot KIND --test ID OUT.svg",
 	 "Draw one run's plot with gnuplot (what the plot edges of `ninja report`\n"
 	 "run): KIND is busbw (bus bandwidth per message size), gemm (TFLOP/s per\n"
-	 "GPU per node), loss (training loss per epoch), osu or ucc. OUT is\n"
-	 "replaced only when its bytes change. Without gnuplot OUT is an SVG that\n"
-	 "says so.\n"},
-	{"compare", cmd_compare, "compare [--tolerance PCT] OLD NEW",
+	 "GPU per node), loss (training loss per epoch), osu or ucc. With --test\n"
+	 "(in the build dir): every run of test ID on one plot, the perf-failed\n"
+	 "ones red and named, the test's references dashed. OUT is replaced only\n"
+	 "when its bytes change. Without gnuplot OUT is an SVG that says so.\n"},
+	{"compare", cmd_compare, "compare [--all] [--tolerance PCT] OLD NEW",
 	 "Compare two campaigns' results (build dirs, or their report/summary.json):\n"
 	 "every whole-run value of NEW (per test, step, metric, node and GPU; the\n"
-	 "mean of its iterations) against OLD's, with its change. Exit status 1\n"
-	 "when a value moved the wrong way by more than its tolerance: its\n"
-	 "reference's lower (or upper) tolerance, else PCT (default 5).\n"},
+	 "mean of its iterations) against OLD's. Prints the regressions first,\n"
+	 "worst first (a value that moved the wrong way by more than its\n"
+	 "tolerance: its reference's lower or upper tolerance, else PCT, default\n"
+	 "5), then a one-line count; exit status 1 when there is one.\n\n"
+	 "  --all         every value in both, not only the regressions\n"},
 	{"report", cmd_report, "report BUILD_DIR [--check] [--no-html | --html-only] [--history DIR...]",
 	 "Grade every run whose report.json is older than its results (or than\n"
 	 "kunai.json) into its report.json, as `kunai grade` does, then write\n"
@@ -156,7 +159,10 @@ static const struct command commands[] = {
 	 "  --history DIR...  earlier campaigns (build dirs or summary.json): report/\n"
 	 "                history.md flags each value worse than the worst of at\n"
 	 "                least 3 earlier ones by more than its tolerance (the\n"
-	 "                reference's, else 5%) of their median; --check fails then\n"},
+	 "                reference's, else 5%) of their median; --check fails then,\n"
+	 "                and when fewer than 3 campaigns could be read (\"history: 2\n"
+	 "                of 3 campaigns needed; not checked\") or a DIR could not be\n"
+	 "                read\n"},
 	{"run", cmd_run, "run [--rerun] [gen options]",
 	 "kunai gen, then `ninja -C BUILD_DIR -k 0 -j 0 run` (SIGINT and SIGTERM are passed\n"
 	 "on), then `ninja cleanup` when the scenario has a cleanup phase (after an\n"

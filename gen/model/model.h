@@ -76,6 +76,7 @@ struct system {
 
 	/* kubernetes */
 	const char *kube_config_path, *default_namespace;
+	const char *workloads_image; /* kunai's programs' image (NULL: kunai-workloads:VERSION) */
 	int use_host_network; /* -1 unset */
 	struct argset node_selector; /* [node_selector]: label = value (string values) */
 	struct k8s_toleration {

@@ -169,6 +169,8 @@ void m_check_reports(struct mctx *c, const struct toml_value *t);
 /* model_peers.c: validates root's [peers] table (errors reported) and
  * returns it; NULL when there is none. */
 const struct toml_value *m_load_peers(struct mctx *c, const struct toml_value *root);
+/* model_refs.c: checks the test definition's [references]. */
+void m_load_references(struct mctx *c, const struct toml_value *root);
 /* An environment variable name ([A-Za-z_][A-Za-z0-9_]*), which env files
  * and job manifests can carry unquoted. */
 bool m_check_env_name(struct mctx *c, const char *key, size_t len, struct toml_pos pos);

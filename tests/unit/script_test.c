@@ -486,6 +486,34 @@ dump_golden(struct campaign *c, const char *dir)
 	buf_free(&b);
 }
 
+
+/* CSV and Markdown text from run output: nothing a spreadsheet or a
+ * Markdown renderer would run or link. */
+static void
+test_report_text(void)
+{
+	static const struct {
+		const char *in, *out;
+	} csv[] = {
+		{"node-01", "node-01"}, {"a,b", "\"a,b\""}, {"say \"hi\"", "\"say \"\"hi\"\"\""},
+		{"=1+2", "\"'=1+2\""}, {"+1", "\"'+1\""}, {"-1", "\"'-1\""}, {"@SUM(A1)", "\"'@SUM(A1)\""},
+		{"\tx", "\"'\tx\""}, {"\rx", "\"'\rx\""}, {"a-b=c", "a-b=c"}, {"", ""},
+	};
+	struct buf b = {0};
+	size_t i;
+
+	for (i = 0; i < LEN(csv); i++) {
+		b.len = 0;
+		csv_field(&b, csv[i].in);
+		ok(strcmp(buf_str(&b), csv[i].out) == 0, "csv_field: %s", buf_str(&b));
+	}
+	b.len = 0;
+	md_text(&b, "<script>x</script> [a](http://e) ![i](j) `c` a|b \\[ & \n");
+	ok(strcmp(buf_str(&b), "&lt;script&gt;x&lt;/script&gt; \\[a\\](http://e) !\\[i\\](j) \\`c\\` a\\|b \\\\\\[ &amp;  ") ==
+	       0,
+	   "md_text: no HTML, link, code span or cell break: %s", buf_str(&b));
+	buf_free(&b);
+}
 int
 main(int argc, char **argv)
 {
@@ -497,6 +525,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	test_quote();
+	test_report_text();
 	test_split();
 	test_registry();
 	test_nccl(c);
