@@ -96,7 +96,11 @@ static const struct command commands[] = {
 	 "                          N times (default 2, or $KUNAI_MAX_RETRIES), the\n"
 	 "                          first after 5 s ($KUNAI_RETRY_DELAY), then doubling\n"
 	 "  --poll-max SEC          slurm: longest interval between the batched\n"
-	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n\n"
+	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n"
+	 "  --launch-dir DIR        the job's KUNAI_LAUNCH_DIR, CloudAI's $PWD (the\n"
+	 "                          dir gen ran in; local.ninja's launch_dir)\n"
+	 "  --single-sbatch SCRIPT  slurm: queue the run as a step of the build dir's\n"
+	 "                          one allocation, SCRIPT (gen --single-sbatch)\n\n"
 	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
 	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
 	 "as the job's end, with a warning, rather than waited on forever.\n"},

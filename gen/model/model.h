@@ -191,6 +191,7 @@ struct campaign {
 	size_t n_overrides;
 	const char **presets; /* the resolved chain, in the order applied */
 	size_t n_presets;
+	bool single_sbatch; /* gen --single-sbatch: the runs are steps of one allocation */
 };
 
 struct model_opts {

@@ -131,6 +131,11 @@ bool is_dir(const char *path);
 bool same_file(const char *a, const char *b);
 char *path_dir(struct arena *a, const char *path);
 
+/* model_live.c */
+/* Reports the environment values and mounts of cp's runs that no script
+ * can hold (errors) or whose job would differ from CloudAI's (warnings). */
+void m_check_live(struct mctx *c, const struct campaign *cp);
+
 /* model_check.c: typed access to TOML tables, reporting as it goes */
 /* Reports "path:line:col: error: ..." (printed by m_flush). */
 void merr(struct mctx *c, struct toml_pos pos, const char *fmt, ...)

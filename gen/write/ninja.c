@@ -382,6 +382,11 @@ ninja_write_local(const struct campaign *c, const char *kunai, const char *rules
 	sh_quote(&cmd, rulesdir);
 	buf_puts(b, "\nrulesdir_q = ");
 	ninja_escape_value(b, cmd.data);
+	/* CloudAI's $PWD, which `kunai job` hands to the job: a shell word */
+	cmd.len = 0;
+	sh_quote(&cmd, cwd);
+	buf_puts(b, "\nlaunch_dir = ");
+	ninja_escape_value(b, cmd.data);
 	buf_puts(b, "\n\n");
 	cmd.len = 0;
 
