@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "report.h"
+#include "reports/fleet_json.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 
@@ -168,7 +169,8 @@ load_refs(struct arena *a, struct plan_test *t, const cJSON *refs)
 }
 
 static bool
-load_tests(struct arena *a, const char *path, const cJSON *tests, struct plan *p)
+load_tests(struct arena *a, const char *path, const cJSON *tests, const struct plan_peers *peers,
+           struct plan *p)
 {
 	static const char *const kinds[] = {"start_post_comp", "start_post_init", "end_post_comp"};
 	const cJSON *t, *d;
@@ -182,6 +184,9 @@ load_tests(struct arena *a, const char *path, const cJSON *tests, struct plan *p
 		if (!cJSON_IsObject(t) || !pt->id)
 			return plan_error(path, "scenario.Tests entry without an id", NULL);
 		pt->workload = json_get_str(a, json_item(t, "test"), "test_template_name");
+		pt->name = json_get_str(a, json_item(t, "test"), "name");
+		pt->peers = *peers;
+		fleet_peers_load(a, json_item(json_item(t, "test"), "peers"), &pt->peers);
 		load_refs(a, pt, json_item(json_item(t, "test"), "references"));
 	}
 	/* dependencies name other tests: resolve once every id is known */
@@ -255,6 +260,7 @@ json_load_plan(struct arena *a, const char *path, struct plan *p)
 {
 	struct buf why = {0};
 	const cJSON *sc, *tests, *runs;
+	struct plan_peers peers;
 	cJSON *root;
 	bool absent, ok;
 
@@ -282,8 +288,12 @@ json_load_plan(struct arena *a, const char *path, struct plan *p)
 	p->system = json_get_str(a, json_item(root, "system"), "name");
 	if (!p->scenario || !cJSON_IsArray(tests) || !cJSON_IsArray(runs))
 		ok = plan_error(path, "not a kunai.json (no scenario name, scenario.Tests or runs)", NULL);
-	else
-		ok = load_tests(a, path, tests, p) && load_runs(a, path, runs, p);
+	else {
+		/* the campaign's [peers], under each test's own */
+		fleet_peers_default(&peers);
+		fleet_peers_load(a, json_item(sc, "peers"), &peers);
+		ok = load_tests(a, path, tests, &peers, p) && load_runs(a, path, runs, p);
+	}
 	cJSON_Delete(root);
 	return ok;
 }
@@ -608,6 +618,8 @@ json_write_summary(const struct summary *s, struct buf *out)
 			total += s->runs[i].duration_s;
 	cJSON_AddNumberToObject(o, "duration_s", total);
 	add_str_or_null(o, "note", s->note);
+	if (s->fleet)
+		fleet_json_add(o, s);
 	runs = cJSON_AddArrayToObject(o, "runs");
 	for (i = 0; i < s->n_runs; i++)
 		cJSON_AddItemToArray(runs, report_json(&s->runs[i], false));
@@ -633,6 +645,7 @@ json_load_summary(struct arena *a, const char *path, struct summary *s)
 	s->scenario = json_get_str(a, root, "scenario");
 	s->system = json_get_str(a, root, "system");
 	s->note = json_get_str(a, root, "note");
+	fleet_json_load(a, root, s);
 	runs = json_item(root, "runs");
 	s->runs = arena_alloc(a, ((size_t)cJSON_GetArraySize(runs) + 1) * sizeof(*s->runs));
 	cJSON_ArrayForEach(r, json_children(runs, false)) {

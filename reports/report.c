@@ -14,6 +14,7 @@
 #include "report.h"
 #include "gen/base/escape.h"
 #include "reports/compare.h"
+#include "reports/fleet.h"
 #include "reports/format.h"
 #include "reports/html/html.h"
 #include "gen/base/lock.h"
@@ -245,7 +246,10 @@ markdown(const struct summary *s, struct buf *out)
 	summary_paths(s, out);
 	buf_puts(out, ".\n\n");
 	count_line(out, s);
-	buf_puts(out, ".\n\n| id | iteration | step | outcome | time | reason |\n");
+	buf_puts(out, ".\n\n");
+	if (s->fleet)
+		fleet_markdown(s->fleet, out);
+	buf_puts(out, "| id | iteration | step | outcome | time | reason |\n");
 	buf_puts(out, "| --- | ---: | ---: | --- | ---: | --- |\n");
 	for (i = 0; i < s->n_runs; i++) {
 		const struct run_report *r = &s->runs[i];
@@ -291,6 +295,7 @@ cmd_report(int argc, char **argv)
 	struct arena a = {0};
 	struct plan p;
 	struct summary s = {0};
+	struct fleet fleet;
 	struct buf b = {0};
 	const char *root = NULL;
 	struct timespec plan_t;
@@ -334,7 +339,13 @@ cmd_report(int argc, char **argv)
 	if (html_only) {
 		/* ninja's html edge: after the plots, from summary.json */
 		buf_printf(&b, "%s/report/summary.json", root);
-		rc = json_load_summary(&a, b.data, &s) && html_write(root, &s) ? 0 : 1;
+		ok = json_load_summary(&a, b.data, &s);
+		b.len = 0;
+		buf_printf(&b, "%s/kunai.json", root);
+		/* the verdict again, from the same results: the same one */
+		if (ok && json_load_plan(&a, b.data, &p))
+			fleet_grade(&a, &p, &s, &fleet);
+		rc = ok && html_write(root, &s) ? 0 : 1;
 		goto done;
 	}
 	buf_printf(&b, "%s/kunai.json", root);
@@ -362,8 +373,8 @@ cmd_report(int argc, char **argv)
 	for (i = 0; i < p.n_runs; i++)
 		ok = collect(&a, root, &p, &p.runs[i], plan_known ? &plan_t : NULL, &s.runs[i]) && ok;
 	report_mark_skipped(&a, &p, s.runs);
-	for (i = 0; i < p.n_runs; i++)
-		s.counts[s.runs[i].outcome]++;
+	/* peers: suspect runs, and the verdict per node (counts included) */
+	fleet_grade(&a, &p, &s, &fleet);
 	summary_note(&s, &b);
 	s.note = b.len ? arena_strdup(&a, b.data) : NULL;
 	b.len = 0;
@@ -399,8 +410,12 @@ cmd_report(int argc, char **argv)
 	else if (n_hist)
 		printf("kunai: %zu value%s outside %s history (%s/report/history.md)\n", hr.flagged,
 		       hr.flagged == 1 ? "" : "s", hr.flagged == 1 ? "its" : "their", root);
-	/* a history that could not be judged is no pass */
-	rc = check && (!summary_all_ok(&s) || (n_hist && (hr.flagged || hr.unreadable || !hr.checked))) ? 1 : 0;
+	b.len = 0;
+	fleet_verdict_line(&fleet, &b);
+	printf("kunai: %s\n", b.data);
+	/* a history that could not be judged is no pass; a node to drain neither */
+	rc = check && (!summary_all_ok(&s) || fleet.n_drain ||
+	               (n_hist && (hr.flagged || hr.unreadable || !hr.checked))) ? 1 : 0;
 done:
 	if (lockfd >= 0)
 		close(lockfd);

@@ -11,6 +11,7 @@
 
 struct arena;
 struct buf;
+struct fleet;
 
 /* `kunai grade`, `kunai report`, `kunai status`: each returns the process
  * exit status: 0, 1 (bad input/I-O), 2 (usage). */
@@ -41,6 +42,16 @@ struct plan_ref {
 	double min_size, max_size;
 };
 
+/* [peers] of a test as it applies (DESIGN 15): the test's keys, else the
+ * scenario's, else the defaults (fleet_json.c). */
+struct plan_peers {
+	bool enabled;
+	double tolerance, mad_k;
+	int min_peers;
+	/* NULL-terminated; metrics NULL: every value with a direction */
+	const char **metrics, **higher, **lower;
+};
+
 struct plan_test {
 	const char *id;
 	const char *workload; /* test_template_name; NULL if kunai.json lacks it */
@@ -50,6 +61,8 @@ struct plan_test {
 	size_t n_runs;
 	struct plan_ref *refs; /* [references] of the test definition */
 	size_t n_refs;
+	const char *name;        /* the test definition's name; NULL if kunai.json lacks it */
+	struct plan_peers peers; /* how its values meet their peers */
 };
 
 struct plan_arg {
@@ -127,6 +140,9 @@ struct summary {
 	size_t counts[OUTCOME_COUNT];
 	struct run_report *runs;
 	size_t n_runs;
+	struct fleet *fleet;  /* the verdict (reports/fleet.h); NULL: none computed */
+	const char *verdict;  /* its line, as summary.json holds it; NULL: none */
+	size_t n_drain;       /* nodes to drain */
 };
 
 /* ---- json_report.c: the JSON side (cJSON) ---------------------------------- */

@@ -354,7 +354,10 @@ cmd_run(int argc, char **argv)
 	}
 	printf("kunai: report: %s/report/index.html (summary.md, summary.json, junit.xml beside it)\n", dir.data);
 	print_verdict(&s, &path);
-	rc = summary_all_ok(&s) ? 0 : 1;
+	/* the fleet verdict last: which nodes to drain */
+	if (s.verdict)
+		printf("kunai: %s\n", s.verdict);
+	rc = summary_all_ok(&s) && !s.n_drain ? 0 : 1;
 done:
 	free(gargv);
 	free(dirs);

@@ -115,6 +115,7 @@ struct testdef {
 	struct nsys *nsys; /* NULL: none */
 	const struct toml_value *toml; /* the (merged) table it was loaded from */
 	const struct toml_value *references; /* [references], validated; NULL: none */
+	const struct toml_value *peers;      /* [peers], validated; NULL: none */
 };
 
 enum dep_type {
@@ -163,6 +164,7 @@ struct scenario {
 	struct phase *prepare, *cleanup;       /* NULL: none */
 	struct test_case *cases;
 	size_t n_cases;
+	const struct toml_value *peers; /* [peers] of the campaign, validated; NULL: none */
 };
 
 /* A --set KEY=VALUE override: KEY is a dotted path from the scenario root

@@ -171,6 +171,9 @@ bool m_check_name(struct mctx *c, const char *what, const char *s, size_t len,
                   struct toml_pos pos);
 /* reports = { <name> = { enable = bool, ... } } of a system or scenario. */
 void m_check_reports(struct mctx *c, const struct toml_value *t);
+/* model_peers.c: validates root's [peers] table (errors reported) and
+ * returns it; NULL when there is none. */
+const struct toml_value *m_load_peers(struct mctx *c, const struct toml_value *root);
 /* model_refs.c: checks the test definition's [references]. */
 void m_load_references(struct mctx *c, const struct toml_value *root);
 /* An environment variable name ([A-Za-z_][A-Za-z0-9_]*), which env files

@@ -16,7 +16,7 @@
 		"extra_env_vars", "extra_container_mounts", "git_repos", "nsys",         \
 		"predictor", "training_report", "agent", "agent_steps", "agent_metrics", \
 		"agent_reward_function", "agent_config", "dse_excluded_args", "env_params",     \
-		"references"
+		"references", "peers"
 
 static const char *const test_keys[] = {TEST_KEYS, NULL};
 /* SlurmContainer's own top-level fields */
@@ -568,6 +568,7 @@ m_load_testdef(struct mctx *c, const char *path, const struct toml_value *root)
 	m_load_references(c, root);
 	if (m_kv(root, "references"))
 		td->references = m_kv(root, "references")->value;
+	td->peers = m_load_peers(c, root);
 	check_unused(c, root);
 	return c->errors == errors ? td : NULL;
 }

@@ -29,7 +29,7 @@ static const char style[] =
 	"th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}\n"
 	"th{background:#f0f0f0}\n"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-	".passed{background:#e6f4e6}.failed,.perf-failed,.timeout{background:#fbe3e3}\n"
+	".passed{background:#e6f4e6}.failed,.perf-failed,.suspect,.timeout{background:#fbe3e3}\n"
 	".cancelled,.node-fail,.infra{background:#fdf0d5}.skipped,.not-run,.running{background:#eeeeee}\n"
 	".low,.high{color:#b00000;font-weight:bold}\n"
 	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow:auto;max-height:30em;white-space:pre-wrap}\n"
@@ -50,6 +50,7 @@ head(struct buf *out, const char *title, const char *up)
 	esc(out, title);
 	buf_puts(out, "</title>\n");
 	buf_puts(out, style);
+	buf_printf(out, "<style>\n%s</style>\n", html_fleet_style);
 	buf_puts(out, "</head>\n<body>\n");
 	if (up)
 		buf_printf(out, "<p><a href=\"%s\">&#8592; all runs</a></p>\n", up);
@@ -197,7 +198,9 @@ index_page(const struct summary *s, const char *const *stems, bool history, cons
 	head(out, s->scenario, NULL);
 	buf_puts(out, "<h1>");
 	esc(out, s->scenario);
-	buf_puts(out, "</h1>\n<p><strong>");
+	buf_puts(out, "</h1>\n");
+	html_fleet_verdict(out, s);
+	buf_puts(out, "<p><strong>");
 	summary_paths(s, &paths);
 	esc(out, paths.data);
 	buf_puts(out, "</strong></p>\n<table>\n<tr><th>scenario</th><td>");
@@ -217,7 +220,8 @@ index_page(const struct summary *s, const char *const *stems, bool history, cons
 	buf_puts(out, ".</p>\n");
 	if (overlays && *overlays)
 		buf_printf(out, "<h2>every run of a test on one plot</h2>\n%s", overlays);
-	buf_puts(out, "<table>\n<thead><tr><th>run</th><th>outcome</th><th>reason</th><th>key metrics</th>"
+	html_fleet_views(out, s, stems);
+	buf_puts(out, "<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>outcome</th><th>reason</th><th>key metrics</th>"
 	              "<th>nodes</th><th>path</th><th>time</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < s->n_runs; i++) {
 		const struct run_report *r = &s->runs[i];

@@ -21,7 +21,7 @@ test_serve(const char *tmp)
 	struct arena a = {0};
 	struct plan_arg args[] = {{"workloads", "aiperf.sh"}, {"aiperf_accuracy.cli", "--model {model}"}};
 	static size_t runs[] = {0};
-	struct plan_test t = {"dyn", "AIDynamo", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"dyn", "AIDynamo", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"dyn/0", "dyn", 0, 0, 0, args, 2};
 	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -327,7 +327,7 @@ test_nixl_ep(const char *tmp)
 	struct arena a = {0};
 	struct plan_arg args[] = {{"plan", "[[0, 1], [0, 1, 2, 3]]"}};
 	static size_t runs[] = {0};
-	struct plan_test t = {"ep", "NixlEP", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"ep", "NixlEP", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"ep/0", "ep", 0, 0, 0, args, 1};
 	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -417,7 +417,7 @@ test_moe(const char *tmp)
 {
 	struct arena a = {0};
 	static size_t runs[] = {0};
-	struct plan_test t = {"moe", "MoEBenchmark", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"moe", "MoEBenchmark", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"moe/0", "moe", 0, 0, 0, NULL, 0};
 	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -484,7 +484,7 @@ test_nixl_perftest(const char *tmp)
 {
 	struct arena a = {0};
 	static size_t runs[] = {0};
-	struct plan_test t = {"np", "NixlPerftest", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"np", "NixlPerftest", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"np/0", "np", 0, 0, 0, NULL, 0};
 	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;

@@ -204,9 +204,9 @@ test_skipped(void)
 	struct plan_dep e_deps[] = {{PLAN_AFTER_COMP, 2}}, b_deps[] = {{PLAN_AFTER_COMP, 1}},
 	                c_deps[] = {{PLAN_AFTER_START, 1}};
 	struct plan_test tests[] = {
-		{"e", "Sleep", e_deps, 1, e_runs, 1, NULL, 0}, {"a", "Sleep", NULL, 0, a_runs, 2, NULL, 0},
-		{"b", "Sleep", b_deps, 1, b_runs, 1, NULL, 0}, {"c", "Sleep", c_deps, 1, c_runs, 1, NULL, 0},
-		{"d", "Sleep", NULL, 0, d_runs, 2, NULL, 0},
+		{"e", "Sleep", e_deps, 1, e_runs, 1, NULL, 0, NULL, {0}}, {"a", "Sleep", NULL, 0, a_runs, 2, NULL, 0, NULL, {0}},
+		{"b", "Sleep", b_deps, 1, b_runs, 1, NULL, 0, NULL, {0}}, {"c", "Sleep", c_deps, 1, c_runs, 1, NULL, 0, NULL, {0}},
+		{"d", "Sleep", NULL, 0, d_runs, 2, NULL, 0, NULL, {0}},
 	};
 	struct plan_run pr[7];
 	size_t i;
@@ -261,7 +261,7 @@ test_grade_run(const char *tmp)
 	struct arena a = {0};
 	struct plan_arg args[] = {{"min_busbw", "300"}};
 	static size_t runs[] = {0};
-	struct plan_test t = {"nccl", "NcclTest", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"nccl", "NcclTest", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"nccl/0", "nccl", 0, 0, 0, NULL, 0};
 	struct plan p = {"s", "standalone", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -333,7 +333,7 @@ test_kunai(const char *tmp)
 		{"H100", "bf16_tflops", "TFLOP/s", 625, -0.1, INFINITY, false, 0, INFINITY},
 		{"B200", "fp64_tflops", "TFLOP/s", 40, -0.1, INFINITY, false, 0, INFINITY},
 	};
-	struct plan_test t = {"gemm", "KunaiGemm", NULL, 0, runs, 1, refs, 3};
+	struct plan_test t = {"gemm", "KunaiGemm", NULL, 0, runs, 1, refs, 3, NULL, {0}};
 	struct plan_run r = {"gemm/0", "gemm", 0, 0, 0, NULL, 0};
 	struct plan p = {"s", "slurm", "cluster", &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
