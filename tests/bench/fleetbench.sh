@@ -1,7 +1,10 @@
 #!/bin/sh
 # tests/bench/fleetbench.sh: what the fleet verdict costs (DESIGN 15).
-# usage: fleetbench.sh KUNAI MEASURE [RUNS] [NODES]
-#        (default 10000 runs over 2000 nodes; MEASURE: tests/bench/measure)
+# usage: fleetbench.sh [KUNAI MEASURE [RUNS [NODES]]]
+#        (default 10000 runs over 2000 nodes; MEASURE: tests/bench/measure;
+#        make bench passes KUNAI and MEASURE in the environment, as lib.sh
+#        reads them; BENCH_SMOKE=1, make bench-smoke: 200 runs over 40 nodes,
+#        no verdict)
 #
 # A campaign of NODES single-node NcclTest cases, RUNS/NODES iterations
 # each, every run fabricated as passed (job.json naming its node, a 23-size
@@ -11,10 +14,12 @@
 # tests matrix from summary.json. Targets: each < 2 s and < 500 MB, and
 # the slow node is the one drained.
 set -eu
-kunai=${1:?usage: fleetbench.sh KUNAI MEASURE [RUNS] [NODES]}
-measure=${2:?usage: fleetbench.sh KUNAI MEASURE [RUNS] [NODES]}
+kunai=${1:-${KUNAI:?usage: fleetbench.sh [KUNAI MEASURE [RUNS [NODES]]]}}
+measure=${2:-${MEASURE:?usage: fleetbench.sh [KUNAI MEASURE [RUNS [NODES]]]}}
 runs=${3:-10000}
 nodes=${4:-2000}
+smoke=${BENCH_SMOKE:-}
+[ -z "$smoke" ] || { runs=200 nodes=40; }
 case $kunai in /*) ;; *) kunai=$PWD/$kunai ;; esac
 case $measure in /*) ;; *) measure=$PWD/$measure ;; esac
 iters=$(((runs + nodes - 1) / nodes))
@@ -51,16 +56,17 @@ awk -v n="$nodes" -v it="$iters" -v b="$w/b" 'BEGIN {
 			close(d "/kunai.stamp")
 		}
 }'
-echo "== fleet verdict: $((nodes * iters)) runs over $nodes nodes"
 "$measure" "$kunai" report --no-html "$w/b" >"$w/out" 2>"$w/m0" || { cat "$w/out" "$w/m0"; exit 1; }
 "$measure" "$kunai" report --no-html "$w/b" >"$w/out" 2>"$w/m1" || { cat "$w/out" "$w/m1"; exit 1; }
 "$measure" "$kunai" report --html-only "$w/b" >/dev/null 2>"$w/m2"
 read -r t0 k0 <"$w/m0"
 read -r t1 k1 <"$w/m1"
 read -r t2 k2 <"$w/m2"
-echo "first report (grades every stdout.txt): $t0 s, $((k0 / 1024)) MB"
-echo "grading from report.json, peers and the verdict (report --no-html): $t1 s, $((k1 / 1024)) MB (target < 2 s, < 500 MB)"
-echo "the HTML with the fleet views (report --html-only): $t2 s, $((k2 / 1024)) MB"
-echo "verdict: $(tail -n 1 "$w/out" | cut -c 1-160)"
+n=$((nodes * iters))
+printf '%-34s %-26s %-34s %8s  %s\n' figure kunai peer ratio goal
+printf '%-34s %8.2f s %6d MB  (no goal)\n' "fleet $n: first report" "$t0" $((k0 / 1024))
+if [ -n "$smoke" ]; then v=-; elif awk -v t="$t1" -v k="$k1" 'BEGIN { exit !(t < 2 && k < 500 * 1024) }'; then v=ok; else v=OVER; fi
+printf '%-34s %8.2f s %6d MB  < 2 s, < 500 MB: %s\n' "fleet $n: peers and verdict" "$t1" $((k1 / 1024)) "$v"
+printf '%-34s %8.2f s %6d MB  (no goal)\n' "fleet $n: HTML with the fleet views" "$t2" $((k2 / 1024))
 tail -n 1 "$w/out" | grep -q '^kunai: Drain: node00005 (nccl max_busbw 40% below peers)' ||
-	{ echo "fleetbench: the slow node is not the one drained"; exit 1; }
+	{ echo "fleetbench: the slow node is not the one drained: $(tail -n 1 "$w/out" | cut -c 1-160)" >&2; exit 1; }
