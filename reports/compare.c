@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gen/base/escape.h"
 #include "reports/compare.h"
+#include "reports/format.h"
 #include "reports/export.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
@@ -174,9 +176,45 @@ where(struct buf *b, const struct kv *e)
 static int
 compare_usage(const char *msg)
 {
-	fprintf(stderr, "kunai: compare: %s\nusage: kunai compare [--tolerance PCT] OLD NEW   "
+	fprintf(stderr, "kunai: compare: %s\nusage: kunai compare [--all] [--tolerance PCT] OLD NEW   "
 	                "(build dirs or summary.json files)\n", msg);
 	return 2;
+}
+
+/* One value in both campaigns. */
+struct delta {
+	const struct kv *n;
+	double ov, nv, change, tol;
+	bool worse, better;
+	double excess; /* how far past its tolerance it moved the wrong way */
+};
+
+/* Regressions first, worst first; the rest in key order. */
+static int
+by_severity(const void *a, const void *b)
+{
+	const struct delta *x = a, *y = b;
+
+	if (x->worse != y->worse)
+		return x->worse ? -1 : 1;
+	if (x->worse && x->excess != y->excess)
+		return x->excess > y->excess ? -1 : 1;
+	return strcmp(x->n->key, y->n->key);
+}
+
+static void
+print_delta(const struct delta *d, struct buf *line)
+{
+	struct buf o = {0}, n = {0};
+
+	line->len = 0;
+	where(line, d->n);
+	fmt_num(&o, d->ov);
+	fmt_num(&n, d->nv);
+	printf("%-60s %12s %12s %+7.1f%%  %s\n", line->data, o.data, n.data, 100 * d->change,
+	       d->worse ? "REGRESSED" : d->better ? "better" : "same");
+	buf_free(&o);
+	buf_free(&n);
 }
 
 int
@@ -186,9 +224,11 @@ cmd_compare(int argc, char **argv)
 	struct summary s[2];
 	struct values v[2] = {{0}};
 	const char *path[2] = {NULL, NULL};
+	struct delta *d = NULL;
 	double def = 0.05;
 	size_t i, np = 0, regressed = 0, same = 0, only_new = 0;
 	struct buf line = {0};
+	bool all = false;
 	char *end;
 	int rc = 1;
 
@@ -197,7 +237,9 @@ cmd_compare(int argc, char **argv)
 			def = strtod(argv[++i], &end) / 100;
 			if (*end || !(def >= 0))
 				return compare_usage("--tolerance takes a percentage");
-		} else if (argv[i][0] == '-' && argv[i][1])
+		} else if (strcmp(argv[i], "--all") == 0)
+			all = true;
+		else if (argv[i][0] == '-' && argv[i][1])
 			return compare_usage("unknown option");
 		else if (np < 2)
 			path[np++] = argv[i];
@@ -210,32 +252,39 @@ cmd_compare(int argc, char **argv)
 		goto done;
 	values_of(&s[0], &v[0]);
 	values_of(&s[1], &v[1]);
-	printf("%-60s %12s %12s %8s  %s\n", "value", "old", "new", "change", "verdict");
+	d = xcalloc(v[1].n + 1, sizeof(*d));
 	for (i = 0; i < v[1].n; i++) {
 		const struct kv *n = &v[1].v[i], *o = lookup(&v[0], n->key);
-		double ov, nv, change, tol;
-		bool up, worse;
+		struct delta *e = &d[same];
+		bool up;
 		if (!o) {
 			only_new++;
 			continue;
 		}
 		same++;
-		ov = o->sum / o->n;
-		nv = n->sum / n->n;
+		e->n = n;
+		e->ov = o->sum / o->n;
+		e->nv = n->sum / n->n;
 		up = more_is_better(n->m);
-		tol = tolerance(n->m, def);
-		change = ov != 0 ? (nv - ov) / fabs(ov) : (nv == 0 ? 0 : INFINITY);
-		worse = up ? change < -tol : change > tol;
-		regressed += worse;
-		line.len = 0;
-		where(&line, n);
-		printf("%-60s %12.4g %12.4g %+7.1f%%  %s\n", line.data, ov, nv, 100 * change,
-		       worse ? "REGRESSED" : (up ? change > tol : change < -tol) ? "better" : "same");
+		e->tol = tolerance(n->m, def);
+		e->change = e->ov != 0 ? (e->nv - e->ov) / fabs(e->ov) : (e->nv == 0 ? 0 : INFINITY);
+		e->worse = up ? e->change < -e->tol : e->change > e->tol;
+		e->better = up ? e->change > e->tol : e->change < -e->tol;
+		e->excess = (up ? -e->change : e->change) - e->tol;
+		regressed += e->worse;
 	}
-	printf("kunai: %zu values in both, %zu only in NEW, %zu only in OLD; %zu regressed beyond their tolerance\n",
-	       same, only_new, v[0].n - same, regressed);
+	if (same)
+		qsort(d, same, sizeof(*d), by_severity);
+	if (regressed || all)
+		printf("%-60s %12s %12s %8s  %s\n", "value", "old", "new", "change", "verdict");
+	for (i = 0; i < same && (all || d[i].worse); i++)
+		print_delta(&d[i], &line);
+	printf("kunai: %zu values in both, %zu only in NEW, %zu only in OLD; %zu regressed beyond their tolerance%s\n",
+	       same, only_new, v[0].n - same, regressed,
+	       all || same == regressed ? "" : " (--all shows every value)");
 	rc = regressed ? 1 : 0;
 done:
+	free(d);
 	values_free(&v[0]);
 	values_free(&v[1]);
 	buf_free(&line);
@@ -243,25 +292,42 @@ done:
 	return rc;
 }
 
-size_t
-history_check(const struct summary *cur, const char *const *dirs, size_t n, double def, struct buf *out)
+void
+history_check(const struct summary *cur, const char *const *dirs, size_t n, double def, struct buf *out,
+              struct history_result *res)
 {
 	struct values now, *hist = xcalloc(n + 1, sizeof(*hist));
 	struct arena a = {0};
 	struct buf line = {0};
 	size_t i, k, flagged = 0, h;
 
+	memset(res, 0, sizeof(*res));
+	res->needed = HISTORY_NEEDED;
 	values_of(cur, &now);
+	buf_puts(out, "# history\n\n");
 	for (k = 0; k < n; k++) {
 		struct summary s;
-		if (results_open(&a, dirs[k], &s))
+		if (results_open(&a, dirs[k], &s)) {
 			values_of(&s, &hist[k]);
+			res->campaigns++;
+			continue;
+		}
+		res->unreadable++;
+		buf_puts(out, "**Not read:** ");
+		md_text(out, dirs[k]);
+		buf_puts(out, " (no readable summary.json).\n\n");
 	}
-	buf_printf(out, "# history\n\nEach value against the same value (test, step, metric, node, GPU; mean of the "
+	if (res->campaigns < HISTORY_NEEDED) {
+		buf_printf(out, "**Not checked:** history: %zu of %d campaigns needed; not checked.\n", res->campaigns,
+		           HISTORY_NEEDED);
+		goto done;
+	}
+	buf_printf(out, "Each value against the same value (test, step, metric, node, GPU; mean of the "
 	                "iterations) in %zu earlier campaign%s: flagged when it is worse than the worst of at least "
-	                "3 earlier values by more than its tolerance (the reference's, else %.0f%%) of their "
-	                "median.\n\n| value | now | earlier (min .. max, n) | verdict |\n| --- | ---: | --- | --- |\n",
-	           n, n == 1 ? "" : "s", 100 * def);
+	                "%d earlier values by more than its tolerance (the reference's, else ",
+	           res->campaigns, res->campaigns == 1 ? "" : "s", HISTORY_NEEDED);
+	fmt_percent(out, def);
+	buf_puts(out, ") of their median.\n\n| value | now | earlier (min .. max, n) | verdict |\n| --- | ---: | --- | --- |\n");
 	for (i = 0; i < now.n; i++) {
 		const struct kv *e = &now.v[i];
 		double v = e->sum / e->n, lo = INFINITY, hi = -INFINITY, vals[256], med, tol;
@@ -275,7 +341,7 @@ history_check(const struct summary *cur, const char *const *dirs, size_t n, doub
 			hi = fmax(hi, vals[h]);
 			h++;
 		}
-		if (h < 3)
+		if (h < HISTORY_NEEDED)
 			continue;
 		for (k = 1; k < h; k++) /* insertion sort: few values */
 			for (size_t j = k; j > 0 && vals[j - 1] > vals[j]; j--) {
@@ -290,18 +356,26 @@ history_check(const struct summary *cur, const char *const *dirs, size_t n, doub
 		line.len = 0;
 		where(&line, e);
 		buf_puts(out, "| ");
-		for (const char *p = line.data; *p; p++)
-			buf_puts(out, *p == '|' ? "\\|" : (char[]){*p, 0});
-		buf_printf(out, " | %.4g %s | %.4g .. %.4g, %zu | %s |\n", v, e->m->unit ? e->m->unit : "", lo, hi, h,
-		           bad ? "OUTSIDE its history" : "within");
+		md_text(out, line.data);
+		buf_puts(out, " | ");
+		line.len = 0;
+		fmt_value(&line, v, e->m->unit);
+		md_text(out, line.data);
+		buf_puts(out, " | ");
+		fmt_num(out, lo);
+		buf_puts(out, " .. ");
+		fmt_num(out, hi);
+		buf_printf(out, ", %zu | %s |\n", h, bad ? "OUTSIDE its history" : "within");
 	}
 	buf_printf(out, "\n%zu value%s outside %s history.\n", flagged, flagged == 1 ? "" : "s",
 	           flagged == 1 ? "its" : "their");
+	res->checked = true;
+	res->flagged = flagged;
+done:
 	values_free(&now);
 	for (k = 0; k < n; k++)
 		values_free(&hist[k]);
 	free(hist);
 	buf_free(&line);
 	arena_free(&a);
-	return flagged;
 }

@@ -15,9 +15,22 @@ int cmd_compare(int argc, char **argv);
 /* Reads the results at path: a build dir (its report/summary.json) or a
  * summary.json. Returns false after reporting. */
 bool results_open(struct arena *a, const char *path, struct summary *s);
-/* Appends the history table of cur against the results in dirs (default
- * tolerance def, a fraction) as Markdown; returns how many values fall
- * outside their history. */
-size_t history_check(const struct summary *cur, const char *const *dirs, size_t n, double def, struct buf *out);
+/* How many earlier campaigns make a history: fewer are "not checked". */
+enum { HISTORY_NEEDED = 3 };
+
+struct history_result {
+	size_t campaigns;  /* earlier campaigns read */
+	size_t unreadable; /* sources that could not be read (reported) */
+	int needed;        /* HISTORY_NEEDED */
+	bool checked;      /* enough campaigns were read to judge */
+	size_t flagged;    /* values outside their history (when checked) */
+};
+
+/* Appends the history of cur against the results in dirs (default
+ * tolerance def, a fraction) as Markdown to out, and what it found to
+ * *res. With fewer than HISTORY_NEEDED readable campaigns nothing is
+ * judged, and the page says so. */
+void history_check(const struct summary *cur, const char *const *dirs, size_t n, double def, struct buf *out,
+                   struct history_result *res);
 
 #endif

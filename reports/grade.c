@@ -147,9 +147,7 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 	if (!have && wl->any_of && wl->any_of[0])
 		grade_demote(out, OUTCOME_FAILED, unreadable ? "stdout.txt cannot be read" : "no stdout.txt");
 	if (g)
-		g(a, r, have ? text.data : "", have ? text.len : 0, out);
-	if (grader_dir_find(wl->grader))
-		grader_dir_find(wl->grader)(a, r, dir, out);
+		g(a, r, dir, have ? text.data : "", have ? text.len : 0, out);
 	buf_free(&text);
 }
 
@@ -184,11 +182,13 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	out->exit_code = j.exit_code;
 	if (time_parse_iso8601(j.start_time, &t0) && time_parse_iso8601(j.end_time, &t1) && t1 >= t0)
 		out->duration_s = t1 - t0;
+	out->job_state = j.state;
 	if (!record_outcome(&j, &out->outcome)) {
 		out->outcome = OUTCOME_RUNNING;
 		out->reason = arena_printf(a, "no outcome recorded yet (state %s)", j.state ? j.state : "unknown");
 		goto done;
 	}
+	out->job_outcome = outcome_name(out->outcome);
 	out->reason = out->outcome == OUTCOME_PASSED ? NULL : j.reason ? j.reason : j.outcome;
 	/* the runner names the workload it checked; else the test's template */
 	wname = j.workload ? j.workload : p->tests[r->test].workload;
@@ -275,7 +275,7 @@ needs_plan(struct arena *a, const char *dir)
 		return true;
 	wl = workload_find(j.workload);
 	/* every grader may read thresholds (cmd_args) or references */
-	return wl && (grader_find(wl->grader) || grader_dir_find(wl->grader));
+	return wl && grader_find(wl->grader);
 }
 
 int

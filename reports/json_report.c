@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "report.h"
+#include "reports/fleet_json.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 
@@ -69,24 +70,85 @@ tolerance(const cJSON *v, double *d)
 	return true;
 }
 
+/* A size of a range as kunai.json holds it: bytes, or the TOML string. */
+static bool
+range_size(const cJSON *v, double *d)
+{
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
+		*d = v->valuedouble;
+		return true;
+	}
+	return cJSON_IsString(v) && util_parse_size(v->valuestring, d);
+}
+
+/* { "min_size": ..., "max_size": ... } of a ranged reference. */
+static void
+load_range(const cJSON *o, struct plan_ref *f)
+{
+	f->min_size = 0;
+	f->max_size = INFINITY;
+	if (range_size(json_item(o, "min_size"), &f->min_size))
+		f->sized = true;
+	if (range_size(json_item(o, "max_size"), &f->max_size))
+		f->sized = true;
+}
+
+static void
+add_ref(struct arena *a, struct plan_test *t, const struct plan_ref *f)
+{
+	t->refs[t->n_refs++] = *f; /* load_refs made room */
+}
+
+/* [value, lower, upper, "unit", {range}] or {value, lower, upper, unit,
+ * min_size, max_size}; gen validated both: anything else is a hand-edited
+ * kunai.json, left out. */
 static void
 load_ref(struct arena *a, struct plan_test *t, const char *scope, const cJSON *v)
 {
-	struct plan_ref f = {scope, arena_strdup(a, v->string), NULL, 0, 0, INFINITY};
+	struct plan_ref f = {scope, arena_strdup(a, v->string), NULL, 0, 0, INFINITY, false, 0, INFINITY};
 	int n = cJSON_GetArraySize(v), k = 2;
 
+	if (cJSON_IsObject(v)) {
+		const cJSON *u = json_item(v, "unit"), *up = json_item(v, "upper");
+		if (!cJSON_IsNumber(json_item(v, "value")) || !tolerance(json_item(v, "lower"), &f.lower) ||
+		    (up && !tolerance(up, &f.upper)))
+			return;
+		f.value = json_item(v, "value")->valuedouble;
+		if (cJSON_IsString(u))
+			f.unit = arena_strdup(a, u->valuestring);
+		load_range(v, &f);
+		add_ref(a, t, &f);
+		return;
+	}
 	if (!cJSON_IsArray(v) || n < 2 || !cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) ||
 	    !tolerance(cJSON_GetArrayItem(v, 1), &f.lower))
-		return; /* gen validated it: a hand-edited kunai.json */
+		return;
+	if (cJSON_IsObject(cJSON_GetArrayItem(v, n - 1)))
+		load_range(cJSON_GetArrayItem(v, --n), &f);
 	f.value = cJSON_GetArrayItem(v, 0)->valuedouble;
 	if (n > k && tolerance(cJSON_GetArrayItem(v, k), &f.upper))
 		k++;
 	if (n > k && cJSON_IsString(cJSON_GetArrayItem(v, k)))
 		f.unit = arena_strdup(a, cJSON_GetArrayItem(v, k)->valuestring);
-	t->refs[t->n_refs++] = f; /* load_refs made room */
+	add_ref(a, t, &f);
 }
 
-/* "references": {metric: [...], scope: {metric: [...]}}. */
+/* Is v a reference as an object (it has a plain value of a reference's
+ * own keys), rather than the references of one system or GPU model? */
+static bool
+ref_object(const cJSON *v)
+{
+	static const char *const own[] = {"value", "lower", "upper", "unit", "min_size", "max_size"};
+	const cJSON *k;
+	size_t i;
+
+	for (i = 0; cJSON_IsObject(v) && i < LEN(own); i++)
+		if ((k = json_item(v, own[i])) && !cJSON_IsArray(k) && !cJSON_IsObject(k))
+			return true;
+	return false;
+}
+
+/* "references": {metric: [...] or {...}, scope: {metric: ...}}. */
 static void
 load_refs(struct arena *a, struct plan_test *t, const cJSON *refs)
 {
@@ -97,7 +159,7 @@ load_refs(struct arena *a, struct plan_test *t, const cJSON *refs)
 		n += cJSON_IsObject(v) ? (size_t)cJSON_GetArraySize(v) : 1;
 	t->refs = n ? arena_alloc(a, n * sizeof(*t->refs)) : NULL;
 	cJSON_ArrayForEach(v, json_children(refs, true)) {
-		if (cJSON_IsObject(v)) {
+		if (cJSON_IsObject(v) && !ref_object(v)) {
 			const char *scope = arena_strdup(a, v->string);
 			cJSON_ArrayForEach(m, v)
 				load_ref(a, t, scope, m);
@@ -107,7 +169,8 @@ load_refs(struct arena *a, struct plan_test *t, const cJSON *refs)
 }
 
 static bool
-load_tests(struct arena *a, const char *path, const cJSON *tests, struct plan *p)
+load_tests(struct arena *a, const char *path, const cJSON *tests, const struct plan_peers *peers,
+           struct plan *p)
 {
 	static const char *const kinds[] = {"start_post_comp", "start_post_init", "end_post_comp"};
 	const cJSON *t, *d;
@@ -121,6 +184,9 @@ load_tests(struct arena *a, const char *path, const cJSON *tests, struct plan *p
 		if (!cJSON_IsObject(t) || !pt->id)
 			return plan_error(path, "scenario.Tests entry without an id", NULL);
 		pt->workload = json_get_str(a, json_item(t, "test"), "test_template_name");
+		pt->name = json_get_str(a, json_item(t, "test"), "name");
+		pt->peers = *peers;
+		fleet_peers_load(a, json_item(json_item(t, "test"), "peers"), &pt->peers);
 		load_refs(a, pt, json_item(json_item(t, "test"), "references"));
 	}
 	/* dependencies name other tests: resolve once every id is known */
@@ -194,6 +260,7 @@ json_load_plan(struct arena *a, const char *path, struct plan *p)
 {
 	struct buf why = {0};
 	const cJSON *sc, *tests, *runs;
+	struct plan_peers peers;
 	cJSON *root;
 	bool absent, ok;
 
@@ -221,8 +288,12 @@ json_load_plan(struct arena *a, const char *path, struct plan *p)
 	p->system = json_get_str(a, json_item(root, "system"), "name");
 	if (!p->scenario || !cJSON_IsArray(tests) || !cJSON_IsArray(runs))
 		ok = plan_error(path, "not a kunai.json (no scenario name, scenario.Tests or runs)", NULL);
-	else
-		ok = load_tests(a, path, tests, p) && load_runs(a, path, runs, p);
+	else {
+		/* the campaign's [peers], under each test's own */
+		fleet_peers_default(&peers);
+		fleet_peers_load(a, json_item(sc, "peers"), &peers);
+		ok = load_tests(a, path, tests, &peers, p) && load_runs(a, path, runs, p);
+	}
 	cJSON_Delete(root);
 	return ok;
 }
@@ -272,6 +343,13 @@ value_json(const struct metric *m)
 		else
 			cJSON_AddNumberToObject(f, "upper", m->ref->upper);
 		add_str_or_null(f, "scope", m->ref->scope);
+		if (m->ref->sized) {
+			cJSON_AddNumberToObject(f, "min_size", m->ref->min_size);
+			if (isinf(m->ref->max_size))
+				cJSON_AddNullToObject(f, "max_size");
+			else
+				cJSON_AddNumberToObject(f, "max_size", m->ref->max_size);
+		}
 	}
 	return o;
 }
@@ -359,6 +437,10 @@ report_json(const struct run_report *r, bool series)
 	else
 		cJSON_AddNullToObject(o, "exit_code");
 	add_str_or_null(o, "job_id", r->job_id);
+	/* the scheduler's word beside the graded outcome (a perf-failed run's
+	 * job passed) */
+	add_str_or_null(o, "job_state", r->job_state);
+	add_str_or_null(o, "job_outcome", r->job_outcome);
 	add_str_or_null(o, "start_time", r->start_time);
 	add_str_or_null(o, "end_time", r->end_time);
 	if (r->duration_s >= 0)
@@ -416,6 +498,8 @@ value_from_json(struct arena *a, const cJSON *o, struct metric *m)
 		if (!tolerance(json_item(f, "upper"), &r->upper))
 			r->upper = INFINITY;
 		r->scope = json_get_str(a, f, "scope");
+		if (json_item(f, "min_size"))
+			load_range(f, r);
 		r->metric = m->name;
 		r->unit = m->unit;
 		m->ref = r;
@@ -472,6 +556,8 @@ report_from_json(struct arena *a, const cJSON *o, struct run_report *r, struct b
 	r->reason = json_get_str(a, o, "reason");
 	r->has_exit_code = json_get_int(o, "exit_code", &r->exit_code);
 	r->job_id = json_get_str(a, o, "job_id");
+	r->job_state = json_get_str(a, o, "job_state");
+	r->job_outcome = json_get_str(a, o, "job_outcome");
 	r->start_time = json_get_str(a, o, "start_time");
 	r->end_time = json_get_str(a, o, "end_time");
 	r->duration_s = cJSON_IsNumber(d) && isfinite(d->valuedouble) && d->valuedouble >= 0 ? d->valuedouble : -1;
@@ -531,6 +617,9 @@ json_write_summary(const struct summary *s, struct buf *out)
 		if (s->runs[i].duration_s > 0)
 			total += s->runs[i].duration_s;
 	cJSON_AddNumberToObject(o, "duration_s", total);
+	add_str_or_null(o, "note", s->note);
+	if (s->fleet)
+		fleet_json_add(o, s);
 	runs = cJSON_AddArrayToObject(o, "runs");
 	for (i = 0; i < s->n_runs; i++)
 		cJSON_AddItemToArray(runs, report_json(&s->runs[i], false));
@@ -555,6 +644,8 @@ json_load_summary(struct arena *a, const char *path, struct summary *s)
 	}
 	s->scenario = json_get_str(a, root, "scenario");
 	s->system = json_get_str(a, root, "system");
+	s->note = json_get_str(a, root, "note");
+	fleet_json_load(a, root, s);
 	runs = json_item(root, "runs");
 	s->runs = arena_alloc(a, ((size_t)cJSON_GetArraySize(runs) + 1) * sizeof(*s->runs));
 	cJSON_ArrayForEach(r, json_children(runs, false)) {

@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "gen/base/escape.h"
 #include "reports/compare.h"
+#include "reports/fleet.h"
+#include "reports/format.h"
 #include "reports/html/html.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
@@ -182,17 +185,37 @@ summary_paths(const struct summary *s, struct buf *out)
 		buf_printf(out, "mixed: %zu run%s on GPUs, %zu on the CPU path (no GPU)", gpu, gpu == 1 ? "" : "s", cpu);
 }
 
-/* Markdown table cell text: no '|' or line breaks. */
-static void
-md_cell(struct buf *out, const char *s)
+void
+summary_note(const struct summary *s, struct buf *out)
 {
-	for (; s && *s; s++) {
-		if (*s == '|')
-			buf_puts(out, "\\|");
-		else if ((unsigned char)*s < 0x20 || *s == 0x7F)
-			buf_putc(out, ' ');
+	size_t gpu = 0, cpu = 0, passed = 0, unref = 0, i, j;
+	size_t start = out->len;
+
+	for (i = 0; i < s->n_runs; i++) {
+		const struct run_report *r = &s->runs[i];
+		bool checked = false;
+		if (r->path && strcmp(r->path, "gpu") == 0)
+			gpu++;
+		else if (r->path)
+			cpu++;
+		if (r->outcome != OUTCOME_PASSED)
+			continue;
+		passed++;
+		for (j = 0; j < r->n_metrics && !checked; j++)
+			checked = r->metrics[j].check != CHECK_NONE;
+		unref += !checked;
+	}
+	if (cpu && !gpu)
+		buf_puts(out, "CPU path: no GPU was used");
+	else if (cpu)
+		buf_printf(out, "CPU path: %zu run%s measured on the CPU, no GPU", cpu, cpu == 1 ? "" : "s");
+	if (unref) {
+		buf_puts(out, out->len > start ? "; " : "");
+		buf_puts(out, "passed = ran and gave correct results; ");
+		if (unref == passed)
+			buf_puts(out, "no performance reference was checked");
 		else
-			buf_putc(out, *s);
+			buf_printf(out, "%zu of %zu passed runs had no performance reference", unref, passed);
 	}
 }
 
@@ -218,25 +241,28 @@ markdown(const struct summary *s, struct buf *out)
 	size_t i;
 
 	buf_puts(out, "# ");
-	md_cell(out, s->scenario);
+	md_text(out, s->scenario);
 	buf_puts(out, "\n\n");
 	summary_paths(s, out);
 	buf_puts(out, ".\n\n");
 	count_line(out, s);
-	buf_puts(out, ".\n\n| id | iteration | step | outcome | time | reason |\n");
+	buf_puts(out, ".\n\n");
+	if (s->fleet)
+		fleet_markdown(s->fleet, out);
+	buf_puts(out, "| id | iteration | step | outcome | time | reason |\n");
 	buf_puts(out, "| --- | ---: | ---: | --- | ---: | --- |\n");
 	for (i = 0; i < s->n_runs; i++) {
 		const struct run_report *r = &s->runs[i];
 		buf_puts(out, "| ");
-		md_cell(out, r->id);
+		md_text(out, r->id);
 		buf_printf(out, " | %d | ", r->iteration);
 		if (r->step > 0)
 			buf_printf(out, "%d", r->step);
 		buf_printf(out, " | %s | ", outcome_name(r->outcome));
 		if (r->duration_s >= 0)
-			buf_printf(out, "%.1f s", r->duration_s);
+			fmt_seconds(out, r->duration_s);
 		buf_puts(out, " | ");
-		md_cell(out, r->reason);
+		md_text(out, r->reason);
 		buf_puts(out, " |\n");
 	}
 }
@@ -269,12 +295,14 @@ cmd_report(int argc, char **argv)
 	struct arena a = {0};
 	struct plan p;
 	struct summary s = {0};
+	struct fleet fleet;
 	struct buf b = {0};
 	const char *root = NULL;
 	struct timespec plan_t;
 	bool check = false, ok, plan_known, html = true, html_only = false;
 	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
-	size_t i, n_hist = 0, flagged = 0;
+	size_t i, n_hist = 0;
+	struct history_result hr = {0};
 	struct stat st;
 	int rc = 1, lockfd = -1;
 
@@ -311,7 +339,13 @@ cmd_report(int argc, char **argv)
 	if (html_only) {
 		/* ninja's html edge: after the plots, from summary.json */
 		buf_printf(&b, "%s/report/summary.json", root);
-		rc = json_load_summary(&a, b.data, &s) && html_write(root, &s) ? 0 : 1;
+		ok = json_load_summary(&a, b.data, &s);
+		b.len = 0;
+		buf_printf(&b, "%s/kunai.json", root);
+		/* the verdict again, from the same results: the same one */
+		if (ok && json_load_plan(&a, b.data, &p))
+			fleet_grade(&a, &p, &s, &fleet);
+		rc = ok && html_write(root, &s) ? 0 : 1;
 		goto done;
 	}
 	buf_printf(&b, "%s/kunai.json", root);
@@ -339,8 +373,11 @@ cmd_report(int argc, char **argv)
 	for (i = 0; i < p.n_runs; i++)
 		ok = collect(&a, root, &p, &p.runs[i], plan_known ? &plan_t : NULL, &s.runs[i]) && ok;
 	report_mark_skipped(&a, &p, s.runs);
-	for (i = 0; i < p.n_runs; i++)
-		s.counts[s.runs[i].outcome]++;
+	/* peers: suspect runs, and the verdict per node (counts included) */
+	fleet_grade(&a, &p, &s, &fleet);
+	summary_note(&s, &b);
+	s.note = b.len ? arena_strdup(&a, b.data) : NULL;
+	b.len = 0;
 
 	json_write_summary(&s, &b);
 	ok = write_out(root, "summary.json", &b) && ok;
@@ -350,7 +387,7 @@ cmd_report(int argc, char **argv)
 	ok = write_out(root, "summary.md", &b) && ok;
 	ok = csv_write(root, &s) && ok;
 	if (n_hist) {
-		flagged = history_check(&s, hist, n_hist, 0.05, &b);
+		history_check(&s, hist, n_hist, 0.05, &b, &hr);
 		ok = write_out(root, "history.md", &b) && ok;
 	}
 	if (html)
@@ -362,10 +399,23 @@ cmd_report(int argc, char **argv)
 	b.len = 0;
 	count_line(&b, &s);
 	printf("kunai: %s (%s/report)\n", b.data, root);
-	if (n_hist)
-		printf("kunai: %zu value%s outside %s history (%s/report/history.md)\n", flagged,
-		       flagged == 1 ? "" : "s", flagged == 1 ? "its" : "their", root);
-	rc = check && (!summary_all_ok(&s) || flagged) ? 1 : 0;
+	if (s.note)
+		printf("kunai: %s\n", s.note);
+	if (n_hist && hr.unreadable)
+		printf("kunai: history: %zu of %zu source%s could not be read (%s/report/history.md)\n", hr.unreadable,
+		       n_hist, n_hist == 1 ? "" : "s", root);
+	if (n_hist && !hr.checked)
+		printf("kunai: history: %zu of %d campaigns needed; not checked (%s/report/history.md)\n", hr.campaigns,
+		       hr.needed, root);
+	else if (n_hist)
+		printf("kunai: %zu value%s outside %s history (%s/report/history.md)\n", hr.flagged,
+		       hr.flagged == 1 ? "" : "s", hr.flagged == 1 ? "its" : "their", root);
+	b.len = 0;
+	fleet_verdict_line(&fleet, &b);
+	printf("kunai: %s\n", b.data);
+	/* a history that could not be judged is no pass; a node to drain neither */
+	rc = check && (!summary_all_ok(&s) || fleet.n_drain ||
+	               (n_hist && (hr.flagged || hr.unreadable || !hr.checked))) ? 1 : 0;
 done:
 	if (lockfd >= 0)
 		close(lockfd);

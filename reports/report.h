@@ -11,6 +11,7 @@
 
 struct arena;
 struct buf;
+struct fleet;
 
 /* `kunai grade`, `kunai report`, `kunai status`: each returns the process
  * exit status: 0, 1 (bad input/I-O), 2 (usage). */
@@ -35,6 +36,20 @@ struct plan_dep {
 struct plan_ref {
 	const char *scope, *metric, *unit;
 	double value, lower, upper;
+	/* sized: only for values measured at a message size (x in bytes) in
+	 * [min_size, max_size] (min_size/max_size set) */
+	bool sized;
+	double min_size, max_size;
+};
+
+/* [peers] of a test as it applies (DESIGN 15): the test's keys, else the
+ * scenario's, else the defaults (fleet_json.c). */
+struct plan_peers {
+	bool enabled;
+	double tolerance, mad_k;
+	int min_peers;
+	/* NULL-terminated; metrics NULL: every value with a direction */
+	const char **metrics, **higher, **lower;
 };
 
 struct plan_test {
@@ -46,6 +61,8 @@ struct plan_test {
 	size_t n_runs;
 	struct plan_ref *refs; /* [references] of the test definition */
 	size_t n_refs;
+	const char *name;        /* the test definition's name; NULL if kunai.json lacks it */
+	struct plan_peers peers; /* how its values meet their peers */
 };
 
 struct plan_arg {
@@ -100,6 +117,9 @@ struct run_report {
 	bool has_exit_code;
 	int exit_code;
 	const char *job_id, *start_time, *end_time;
+	/* the runner's record before grading: the scheduler's last state
+	 * ("COMPLETED", "EXITED") and the outcome it gave ("passed"); NULL: none */
+	const char *job_state, *job_outcome;
 	double duration_s; /* < 0: unknown */
 	const char *workload; /* test_template_name */
 	const char *path;     /* "gpu", "cpu" or NULL (no GPU question) */
@@ -113,9 +133,16 @@ struct run_report {
 /* report/summary.json. */
 struct summary {
 	const char *scenario, *system, *date;
+	/* what "passed" means here, when it is less than it sounds: the CPU
+	 * path was used, no performance reference was checked (summary_note);
+	 * NULL: nothing to say */
+	const char *note;
 	size_t counts[OUTCOME_COUNT];
 	struct run_report *runs;
 	size_t n_runs;
+	struct fleet *fleet;  /* the verdict (reports/fleet.h); NULL: none computed */
+	const char *verdict;  /* its line, as summary.json holds it; NULL: none */
+	size_t n_drain;       /* nodes to drain */
 };
 
 /* ---- json_report.c: the JSON side (cJSON) ---------------------------------- */
@@ -235,6 +262,13 @@ void report_mark_skipped(struct arena *a, const struct plan *p, struct run_repor
 bool summary_all_ok(const struct summary *s);
 /* Appends whether the runs measured GPUs or the CPU path. */
 void summary_paths(const struct summary *s, struct buf *out);
+/* Appends what a pass means in s when it is less than it sounds: "CPU
+ * path: no GPU was used", "passed = ran and gave correct results; no
+ * performance reference was checked" (or how many passed runs had none),
+ * joined by "; "; nothing when every pass was on GPUs against a reference.
+ * Reads the runs' values (references checked), so call it on the graded
+ * reports, before their series are dropped. */
+void summary_note(const struct summary *s, struct buf *out);
 
 /* ---- report_junit.c ---------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "reports/fleet.h"
 #include "gen/base/util.h"
 
 enum { TAIL_LINES = 50, TAIL_BYTES = 64 * 1024 };
@@ -27,6 +28,7 @@ kind_of(enum outcome o)
 		return JUNIT_PASS;
 	case OUTCOME_FAILED:
 	case OUTCOME_PERF_FAILED:
+	case OUTCOME_SUSPECT:
 	case OUTCOME_TIMEOUT:
 		return JUNIT_FAILURE;
 	case OUTCOME_CANCELLED:
@@ -244,7 +246,7 @@ testcase(struct buf *out, const char *root, const struct run_report *r)
 
 /* tests/failures/errors/skipped/time of a set of runs. */
 static void
-totals(struct buf *out, const struct run_report *const *runs, size_t n)
+totals(struct buf *out, const struct run_report *const *runs, size_t n, size_t drained)
 {
 	size_t k[4] = {0}, i;
 	double t = 0;
@@ -254,8 +256,8 @@ totals(struct buf *out, const struct run_report *const *runs, size_t n)
 		if (runs[i]->duration_s > 0)
 			t += runs[i]->duration_s;
 	}
-	buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"", n,
-	           k[JUNIT_FAILURE], k[JUNIT_ERROR], k[JUNIT_SKIPPED], t);
+	buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"", n + drained,
+	           k[JUNIT_FAILURE] + drained, k[JUNIT_ERROR], k[JUNIT_SKIPPED], t);
 }
 
 void
@@ -268,7 +270,8 @@ junit_write(const char *root, const struct plan *p, const struct summary *s, str
 		runs[i] = &s->runs[i];
 	buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
 	attr(out, "name", s->scenario);
-	totals(out, runs, s->n_runs);
+	/* the fleet verdict's suite: a failure per drained node */
+	totals(out, runs, s->n_runs, s->fleet ? s->fleet->n_drain : 0);
 	buf_puts(out, ">\n");
 	/* s->runs[i] is the report of p->runs[i]: group them by test, in order */
 	for (t = 0; t < p->n_tests; t++) {
@@ -277,14 +280,22 @@ junit_write(const char *root, const struct plan *p, const struct summary *s, str
 			runs[i] = &s->runs[pt->runs[i]];
 		buf_puts(out, "  <testsuite");
 		attr(out, "name", pt->id);
-		totals(out, runs, pt->n_runs);
+		totals(out, runs, pt->n_runs, 0);
 		buf_puts(out, pt->n_runs ? ">\n" : "/>\n");
 		if (!pt->n_runs)
 			continue;
+		if (s->note) {
+			/* what a pass means here (the CPU path, no reference) */
+			buf_puts(out, "    <properties>\n      <property name=\"kunai.note\"");
+			attr(out, "value", s->note);
+			buf_puts(out, "/>\n    </properties>\n");
+		}
 		for (i = 0; i < pt->n_runs; i++)
 			testcase(out, root, runs[i]);
 		buf_puts(out, "  </testsuite>\n");
 	}
+	if (s->fleet)
+		fleet_junit(s->fleet, out);
 	buf_puts(out, "</testsuites>\n");
 	free(runs);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -418,6 +419,41 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 	buf_free(&line);
 }
 
+/* The run's graded outcome when `kunai report` (or `kunai grade`) has
+ * graded its current result: report.json at least as new as job.json and
+ * about the same run. The STATE column then shows it with the runner's
+ * own outcome beside it when they differ ("perf-failed (job passed)"). */
+static void
+graded(struct arena *a, const char *root, struct row *r)
+{
+	struct buf path = {0}, why = {0};
+	struct run_report g;
+	struct stat js, rs;
+
+	if (r->rep.outcome == OUTCOME_RUNNING || r->rep.outcome == OUTCOME_NOT_RUN ||
+	    r->rep.outcome == OUTCOME_SKIPPED)
+		return;
+	buf_printf(&path, "%s/%s/job.json", root, r->rep.dir);
+	if (stat(path.data, &js) != 0)
+		goto done;
+	path.len = 0;
+	buf_printf(&path, "%s/%s/report.json", root, r->rep.dir);
+	if (stat(path.data, &rs) != 0 ||
+	    (rs.st_mtim.tv_sec < js.st_mtim.tv_sec ||
+	     (rs.st_mtim.tv_sec == js.st_mtim.tv_sec && rs.st_mtim.tv_nsec < js.st_mtim.tv_nsec)))
+		goto done;
+	if (!json_load_report(a, path.data, &g, &why) || strcmp(g.dir, r->rep.dir) != 0 ||
+	    g.outcome == OUTCOME_RUNNING || g.outcome == OUTCOME_NOT_RUN)
+		goto done;
+	if (g.outcome != r->rep.outcome)
+		r->state = arena_printf(a, "%s (job %s)", outcome_name(g.outcome), outcome_name(r->rep.outcome));
+	r->rep.outcome = g.outcome;
+	r->rep.reason = g.reason;
+done:
+	buf_free(&path);
+	buf_free(&why);
+}
+
 int
 cmd_status(int argc, char **argv)
 {
@@ -451,6 +487,7 @@ cmd_status(int argc, char **argv)
 		struct row *r = &rows[i];
 		r->rep = reps[i];
 		r->state = outcome_name(r->rep.outcome);
+		graded(&a, argv[1], r);
 		if (r->rep.outcome != OUTCOME_RUNNING)
 			continue;
 		path.len = 0;

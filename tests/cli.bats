@@ -107,10 +107,29 @@ setup() {
 	[[ "$stderr" == "kunai: write standard output: No space left on device" ]]
 }
 
-@test "CloudAI's --single-sbatch is refused by name, with what kunai does instead (exit 2)" {
-	run --separate-stderr "$KUNAI" gen --single-sbatch --system-config s.toml --test-scenario t.toml
-	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"--single-sbatch (every test of the scenario in one Slurm allocation) is not supported: kunai submits each run as its own job"* ]]
+@test "CloudAI's --single-sbatch: one allocation's script (largest node count, summed time), the runs its steps; refused off Slurm and with some runs untimed" {
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/tests"
+	printf 'name = "c"\nscheduler = "slurm"\ninstall_path = "./i"\noutput_path = "./r"\ndefault_partition = "p"\n[[partitions]]\nname = "p"\n' >"$t/slurm.toml"
+	printf 'name = "l"\nscheduler = "standalone"\ninstall_path = "./i"\noutput_path = "./r"\n' >"$t/local.toml"
+	printf 'name = "s"\ndescription = "d"\ntest_template_name = "Sleep"\n' >"$t/tests/s.toml"
+	printf 'name = "sc"\n[[Tests]]\nid = "a"\ntest_name = "s"\nnum_nodes = 3\ntime_limit = "00:10:00"\n[[Tests]]\nid = "b"\ntest_name = "s"\niterations = 2\ntime_limit = "1h"\n' >"$t/scenario.toml"
+	run --separate-stderr "$KUNAI" gen --single-sbatch --system-config "$t/slurm.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out"
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	grep -qx '#SBATCH -N 3' "$t/out/single_sbatch.sh"
+	grep -qx '#SBATCH --time=02:10:00' "$t/out/single_sbatch.sh"
+	grep -qx '#SBATCH --partition=p' "$t/out/single_sbatch.sh"
+	bash -n "$t/out/single_sbatch.sh"
+	grep -q '^#KUNAI --workload Sleep --single-sbatch single_sbatch.sh ' "$t/out/b/1/cloudai_sbatch_script.sh"
+	grep -q -- "--single-sbatch" "$t/out/local.ninja"
+	# CloudAI's rule: every run timed, or none
+	sed -i '$d' "$t/scenario.toml"
+	run --separate-stderr "$KUNAI" gen --single-sbatch --system-config "$t/slurm.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out2"
+	[ "$status" -eq 1 ] && [ ! -e "$t/out2" ]
+	[[ "$stderr" == *"--single-sbatch: 1 of 3 runs have a time_limit"* ]]
+	run --separate-stderr "$KUNAI" gen --single-sbatch --system-config "$t/local.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out3"
+	[ "$status" -eq 1 ] && [ ! -e "$t/out3" ]
+	[[ "$stderr" == *"--single-sbatch needs a Slurm system"* ]]
 }
 
 # the commands `kunai help` lists (the first word of each indented line)

@@ -202,10 +202,13 @@ xpath() { xmllint --xpath "$2" "$1"; }
 	M=$B/report/summary.md
 	head -n 1 "$M" | grep -qx '# rep'
 	grep -qx '| id | iteration | step | outcome | time | reason |' "$M"
-	[ "$(grep -c '^| [a-z]' "$M")" -eq 10 ]
-	grep -qx '| ok | 0 |  | passed | 2.5 s |  |' "$M"
+	# the fleet verdict, then the runs' table
+	grep -qx '\*\*Drain: none; healthy: 0 nodes; inconclusive: localhost (bad failed, slow timeout, infra infra, 1 more)\*\*' "$M"
+	grep -qx '| localhost | inconclusive | bad failed; slow timeout; infra infra; cancel cancelled |' "$M"
+	[ "$(sed -n '/^| id | iteration/,$p' "$M" | grep -c '^| [a-z]')" -eq 10 ]
+	grep -qx '| ok | 0 |  | passed | 2.50 s |  |' "$M"
 	grep -qx '| bad | 1 |  | skipped |  | not started: bad iteration 0 did not pass (failed) |' "$M"
-	[ "$(grep '^| [a-z]' "$M" | sed 1d | cut -d' ' -f2 | tr '\n' ' ')" = "ok bad bad slow infra cancel never after nccl " ]
+	[ "$(sed -n '/^| id | iteration/,$p' "$M" | grep '^| [a-z]' | sed 1d | cut -d' ' -f2 | tr '\n' ' ')" = "ok bad bad slow infra cancel never after nccl " ]
 }
 
 @test "report --check: 0 when every run passed, 1 otherwise" {
@@ -430,9 +433,14 @@ run_campaign() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"kunai: 2 runs of scenario 'rep' in $B"* ]]
 	[[ "$output" == *"kunai: report: $B/report/index.html"* ]]
-	[[ "$output" == *"ok  0     passed   4.0s"* ]]
-	[[ "$output" == *"ok  1     passed   4.0s"* ]]
-	[ "${lines[-1]}" = "kunai: 2 runs: 2 passed" ]
+	[[ "$output" == *"ok  0     passed   4.00 s"* ]]
+	[[ "$output" == *"ok  1     passed   4.00 s"* ]]
+	# the verdict says what the passes mean: no reference was checked (sleep has none)
+	[ "${lines[-2]}" = "kunai: 2 runs: 2 passed; passed = ran and gave correct results; no performance reference was checked" ]
+	# the fleet verdict last
+	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
+	[ "$(q "$B/report/summary.json" note)" = "passed = ran and gave correct results; no performance reference was checked" ]
+	grep -q '<property name="kunai.note" value="passed = ran and gave correct results; no performance reference was checked"/>' "$B/report/junit.xml"
 	[ -f "$B/report/junit.xml" ]
 	# the runner learns the pid of kunai run, which is ninja's parent
 	read -r driver ninja_parent <"$B/ok/0/driver"
@@ -440,8 +448,9 @@ run_campaign() {
 	# the second time there is nothing to do and the result is the same
 	run run_campaign
 	[ "$status" -eq 0 ]
-	[[ "${lines[-3]}" == "kunai: nothing needed running: the results are from "*"; \`kunai run --rerun ...\` runs every run again"* ]]
-	[ "${lines[-1]}" = "kunai: 2 runs: 2 passed" ]
+	[[ "${lines[-4]}" == "kunai: nothing needed running: the results are from "*"; \`kunai run --rerun ...\` runs every run again"* ]]
+	[ "${lines[-2]}" = "kunai: 2 runs: 2 passed; passed = ran and gave correct results; no performance reference was checked" ]
+	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
 	# not a terminal: a line per finished run
 	run -0 run_campaign --rerun
 	[[ "$output" == *"kunai: [1/2] ok/0 passed"*"kunai: [2/2] ok/1 passed"* ]]
@@ -458,7 +467,8 @@ run_campaign() {
 	[ "$(q "$S" counts.skipped)" = 2 ]
 	[ "$(q "$S" counts.passed)" = 6 ]
 	[[ "$output" == *"bad     1     skipped"* ]]
-	[ "${lines[-1]}" = "kunai: 9 runs: 6 passed, 1 failed, 2 skipped" ]
+	[[ "${lines[-2]}" == "kunai: 9 runs: 6 passed, 1 failed, 2 skipped; "*"passed = ran and gave correct results; "* ]]
+	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
 }
 
 @test "kunai run: SIGTERM reaches ninja and its runs; no report, exit 143" {

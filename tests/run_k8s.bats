@@ -4,6 +4,7 @@
 # outcomes from pod and job conditions, per-pod logs, the shared poll,
 # cleanup, faults at submission and while waiting, Ctrl-C and reattaching.
 bats_require_minimum_version 1.5.0
+load podman
 
 setup() {
 	W=$BATS_TEST_TMPDIR
@@ -24,6 +25,7 @@ setup() {
 
 teardown() {
 	local p
+	podman_cleanup "k8s-$$"
 	for p in $(pgrep -f "sleep $LONG\$"); do
 		kill -9 "$p" 2>/dev/null
 	done
@@ -454,4 +456,39 @@ dyn_job() {
 	[ "$(objects)" -eq 0 ]
 	sleep 0.2
 	! pgrep -f "sleep $LONG\$"
+}
+
+@test "KunaiAllReduce as an MPIJob in kunai-workloads: the launcher's mpirun reaches two worker containers' sshd on port 222" {
+	need_image
+	port_closed 127.0.0.2 222 && port_closed 127.0.0.3 222 || skip "something already listens on port 222"
+	# the system's workloads_image names the image; one slot per worker
+	cat >"$C/system.toml" <<-T
+	name = "k8s"
+	scheduler = "kubernetes"
+	kube_config_path = ""
+	install_path = "./install"
+	output_path = "./results"
+	default_namespace = "kunai-test"
+	gpus_per_node = 1
+	workloads_image = "$IMAGE"
+	T
+	printf 'name = "allreduce"\ndescription = "d"\ntest_template_name = "KunaiAllReduce"\n' >"$C/tests/ar.toml"
+	printf '[cmd_args]\ncpu = true\nmaxbytes = "1M"\niters = 5\nwarmup = 1\n' >>"$C/tests/ar.toml"
+	one a allreduce 'num_nodes = 2'
+	grep -q "\"image\":	\"$IMAGE\"" "$B/a/0/k8s.json"
+	KUBECTL_FAKE_PODMAN=1 KUBECTL_FAKE_PODMAN_LABEL=k8s-$$ run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; cat "$B"/a/0/stdout.txt "$W"/k8s/pods/*/podman.err; false; }
+	[[ "$(jf "$B/a/0/job.json" job_id)" == mpijob:kunai-a-0-* ]]
+	[ "$(jf "$B/a/0/job.json" outcome)" = passed ]
+	# two ranks, one per worker (a slot each), and the bandwidth
+	grep -q '^\[ALLREDUCE\] 2 ranks, MPI: largest busbw .* GB/s at' "$B/a/0/stdout.txt"
+	(cd "$B" && "$KUNAI" grade a/0/report.json)
+	grep -q '"outcome":	"passed"' "$B/a/0/report.json"
+	grep -q '"max_busbw":	[0-9]' "$B/a/0/report.json"
+	[ "$(wc -l <"$B/a/0/pods.txt")" -eq 3 ]
+	# nothing is left: no object, no container, no sshd
+	[ "$(objects)" -eq 0 ]
+	[ -z "$(podman ps -aq --filter "label=kunai.test=k8s-$$")" ]
+	port_closed 127.0.0.2 222
+	port_closed 127.0.0.3 222
 }

@@ -571,3 +571,106 @@ test_name = "early"'
 	one_count_run plain
 	node_fail plain
 }
+
+# gen with --single-sbatch (CloudAI's flag): the runs are steps of one allocation
+gen_single() {
+	(cd "$1" && "$KUNAI" gen --single-sbatch --system-config system.toml --tests-dir tests \
+		--test-scenario scenario.toml -o "$2") >/dev/null
+}
+
+@test "plain: --single-sbatch: 10 runs as steps of one allocation, per-run results, a failed step stops no other, the rerun reruns only it in a new allocation" {
+	use plain
+	local s i id
+	s='name = "ten"'
+	for i in $(seq 10); do
+		s+=$'\n[[Tests]]\n'"id = \"t$i\""$'\ntest_name = "'"$([ "$i" = 4 ] && echo fail || echo quick)"$'"\ntime_limit = "00:01:00"'
+		[ "$i" = 2 ] || [ "$i" = 3 ] && s+=$'\n  [[Tests.dependencies]]\n  type = "start_post_comp"\n  id = "t'$((i - 1))'"'
+	done
+	scenario "$C" "$s"
+	gen_single "$C" "$B"
+	# one allocation: 1 node, the sum of the time limits
+	grep -qx '#SBATCH -N 1' "$B/single_sbatch.sh"
+	grep -qx '#SBATCH --time=00:10:00' "$B/single_sbatch.sh"
+	KUNAI_SINGLE_IDLE=2 run "$NINJA" -C "$B" -k 0 run
+	[ "$status" -ne 0 ]
+	id=$(jf "$B/t1/0/job.json" job_id)
+	for i in $(seq 10); do
+		[ "$(jf "$B/t$i/0/job.json" job_id)" = "$id" ]
+		if [ "$i" = 4 ]; then
+			[ "$(jf "$B/t$i/0/job.json" outcome)" = failed ] && [ "$(jf "$B/t$i/0/job.json" exit_code)" = 3 ]
+			[ ! -e "$B/t$i/0/kunai.stamp" ]
+		else
+			[ "$(jf "$B/t$i/0/job.json" outcome)" = passed ] && [ "$(cat "$B/t$i/0/stdout.txt")" = quick ]
+			[ -e "$B/t$i/0/kunai.stamp" ]
+		fi
+	done
+	# steps in dependency order: t2 after t1 ended, t3 after t2
+	[ "$(started_at t2/0)" -ge "$(stat -c %Y "$B/t1/0/kunai.exit")" ]
+	[ "$(started_at t3/0)" -ge "$(stat -c %Y "$B/t2/0/kunai.exit")" ]
+	live_jobs
+	# the rerun: only t4, in a new allocation; the others keep their results
+	touch "$B/fixed"
+	KUNAI_SINGLE_IDLE=1 run "$NINJA" -C "$B" -k 0 run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"RUN t4/0/kunai.stamp"* ]] && [[ "$output" != *"RUN t5/0"* ]]
+	[ "$(jf "$B/t4/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/t4/0/job.json" job_id)" != "$id" ] && [ "$(jf "$B/t5/0/job.json" job_id)" = "$id" ]
+	run "$NINJA" -C "$B" run
+	[[ "$output" == *"no work to do"* ]]
+	live_jobs
+}
+
+@test "plain: --single-sbatch: a killed ninja reattaches to the allocation's step; SIGINT cancels the allocation" {
+	use plain
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"
+[[Tests]]
+id = "y"
+test_name = "long"
+  [[Tests.dependencies]]
+  type = "start_post_comp"
+  id = "x"'
+	gen_single "$C" "$B"
+	KUNAI_SINGLE_IDLE=1 ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	local p k=$NPID
+	for p in $(pgrep -P "$NPID"); do
+		k="$k $p $(pgrep -P "$p" -x kunai)"
+	done
+	kill -9 $k
+	[ -n "$(squeue -h)" ]
+	# x reattached (one line in count: not run twice), then y starts: SIGINT
+	KUNAI_SINGLE_IDLE=1 ninja_bg
+	wait_for "$B/y/0/kunai.start"
+	grep -q "reattaching to job" "$W/ninja.log"
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ] && [ "$(wc -l <"$B/count")" -eq 1 ]
+	kill -INT "$NPID"
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -ne 0 ]
+	[ "$(jf "$B/y/0/job.json" outcome)" = cancelled ]
+	[ -z "$(squeue -h -j "$(cat "$B/.kunai/single/job")" 2>/dev/null)" ] || { sleep 2; [ -z "$(squeue -h -j "$(cat "$B/.kunai/single/job")")" ]; }
+}
+
+@test "plain: --single-sbatch: a step past its own time limit is outcome timeout, and the next step runs" {
+	use plain
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "long"
+time_limit = "4s"
+[[Tests]]
+id = "y"
+test_name = "quick"
+time_limit = "1m"'
+	gen_single "$C" "$B"
+	KUNAI_SINGLE_IDLE=1 run "$NINJA" -C "$B" -j 1 -k 0 run
+	[ "$status" -ne 0 ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = timeout ] && [ "$(jf "$B/x/0/job.json" state)" = TIMEOUT ]
+	[ "$(jf "$B/y/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/y/0/job.json" job_id)" = "$(jf "$B/x/0/job.json" job_id)" ]
+	live_jobs
+}

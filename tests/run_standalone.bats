@@ -424,6 +424,9 @@ test_name = "ok"'
 	run -2 "$KUNAI" job run --scheduler standalone --workload Nope a/0
 	run -2 "$KUNAI" job run --scheduler standalone --after-start nodelay a/0
 	run -2 "$KUNAI" job run --scheduler standalone --time-limit -3 a/0
+	run -2 "$KUNAI" job run --scheduler standalone --launch-dir relative/dir a/0
+	[[ "$output" == *"--launch-dir 'relative/dir': an absolute path expected"* ]]
+	run -2 "$KUNAI" job run --scheduler slurm --single-sbatch ../x.sh a/0
 	run -1 "$KUNAI" job run --scheduler standalone no/such/dir
 	run -1 "$KUNAI" job run --scheduler kubernetes a/0
 	[[ "$output" == *"a/0/k8s.json: "*"(run kunai gen)"* ]]

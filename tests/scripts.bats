@@ -248,7 +248,7 @@ golden_sed() {
 	[cmd_args]
 	cmd = "echo \"main $GREETING\"; exit 3"
 	[extra_env_vars]
-	GREETING = "it's ${KUNAI_UNSET_Y:-here} and $(x)"
+	GREETING = "it's ${KUNAI_UNSET_Y:-here} and $(echo sub) `echo bq` \\$(x)"
 	TOML
 	cat >"$t/hook/test/probe.toml" <<-'TOML'
 	name = "probe"
@@ -264,7 +264,8 @@ golden_sed() {
 	# run from elsewhere: the script finds its own directory
 	run bash "$t/out/main/0/run.sh"
 	[ "$status" -eq 3 ]
-	[ "$(cat "$t/out/main/0/stdout.txt")" = "main it's here and \$(x)" ]
+	# $(...) and backquotes run as in CloudAI's export line, \$ is literal
+	[ "$(cat "$t/out/main/0/stdout.txt")" = "main it's here and sub bq \$(x)" ]
 	[ "$(cat "$t/out/main/0/pre_test/probe/stdout.txt")" = probe ]
 	# a failed pre hook skips the command: status 1, no output from it
 	echo 'export HOOK_RC=4' >>"$t/out/main/0/pre_test/probe/env_vars.sh"
@@ -283,7 +284,7 @@ golden_sed() {
 	[ "$status" -eq 0 ] || { echo "slurm/start failed: $output"; false; }
 	eval "$(printf '%s\n' "$output" | tail -n 1)"
 	mkdir -p "$t/tests" "$t/hook/test"
-	printf 'name = "local"\nscheduler = "slurm"\ninstall_path = "./install"\noutput_path = "./results"\ndefault_partition = "debug"\n[[partitions]]\nname = "debug"\n[global_env_vars]\nGREETING = "it'"'"'s ${KUNAI_UNSET_X:-here} `x` $(x)"\n' >"$t/system.toml"
+	printf 'name = "local"\nscheduler = "slurm"\ninstall_path = "./install"\noutput_path = "./results"\ndefault_partition = "debug"\n[[partitions]]\nname = "debug"\n[global_env_vars]\nGREETING = "it'"'"'s ${KUNAI_UNSET_X:-here} `echo bq` $(echo sub) \\\\$(x)"\n' >"$t/system.toml"
 	printf 'name = "bash"\ndescription = "b"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo \\"main $GREETING\\"; exit 3"\n' >"$t/tests/bash.toml"
 	printf 'name = "probe"\ndescription = "p"\ntest_template_name = "Sleep"\n[cmd_args]\nseconds = 1\n' >"$t/hook/test/probe.toml"
 	printf 'name = "probe"\n[[Tests]]\nid = "probe.1"\ntest_name = "probe"\n' >"$t/hook/probe.toml"
@@ -293,7 +294,7 @@ golden_sed() {
 	echo 'echo "node = \"$(hostname)\""' >"$t/out dir/install/slurm-metadata.sh"
 	run bash -c 'cd "$1" && sbatch --wait cloudai_sbatch_script.sh' _ "$t/out dir/b/0"
 	[ "$status" -eq 3 ]
-	[ "$(cat "$t/out dir/b/0/stdout.txt")" = "main it's here \`x\` \$(x)" ]
+	[ "$(cat "$t/out dir/b/0/stdout.txt")" = "main it's here bq sub \$(x)" ]
 	grep -q ":node 0:rank 0." "$t/out dir/b/0/mapping-stdout.txt" || { cat "$t/out dir/b/0/"*.txt "$t/out dir/b/0/cloudai_sbatch_script.sh"; false; }
 	ls "$t/out dir/b/0/metadata/"node-*.toml
 	[ -f "$t/out dir/b/0/pre_test/probe/stdout.txt" ]

@@ -21,8 +21,9 @@
 #      install dir, where the helper is installed. Mapped here.
 #  N6. MegatronRun: CloudAI's empty switch values leave double blanks inside
 #      bash -c "..." (squeezed here). A mount of "$PWD" (CloudAI's launch
-#      dir, expanded by its shell) is kunai's build dir, ${BUILD_DIR} in
-#      its script: compared here as CloudAI writes it, $PWD.
+#      dir, expanded by its shell) is ${KUNAI_LAUNCH_DIR:-$BUILD_DIR} in
+#      kunai's script (the runner hands the job the launch dir): compared
+#      here as CloudAI writes it, $PWD (tests/live.bats runs both).
 #  N4. Hydra lists: CloudAI's shell strips the quotes of stages=["training"]
 #      (Hydra reads [training] as the same list); kunai passes the TOML
 #      value as written. Double quotes inside [...] are dropped here.

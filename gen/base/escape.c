@@ -290,3 +290,286 @@ sh_heredoc(struct buf *b, const char *tag, const char *body)
 	buf_printf(b, "<<'%s'\n%s%s\n", buf_str(&d), body, buf_str(&d));
 	buf_free(&d);
 }
+
+void
+csv_field(struct buf *b, const char *s)
+{
+	bool formula, quoted;
+	const char *p;
+
+	if (!s)
+		return;
+	formula = s[0] && strchr("=+-@\t\r", s[0]);
+	quoted = formula || strpbrk(s, ",\"\r\n");
+	if (!quoted) {
+		buf_puts(b, s);
+		return;
+	}
+	buf_putc(b, '"');
+	if (formula)
+		buf_putc(b, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			buf_putc(b, '"');
+		buf_putc(b, *p);
+	}
+	buf_putc(b, '"');
+}
+
+void
+md_text(struct buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '&')
+			buf_puts(b, "&amp;");
+		else if (*s == '<')
+			buf_puts(b, "&lt;");
+		else if (*s == '>')
+			buf_puts(b, "&gt;");
+		else if (strchr("\\`[]|", *s)) {
+			buf_putc(b, '\\');
+			buf_putc(b, *s);
+		} else if ((unsigned char)*s < 0x20 || *s == 0x7F)
+			buf_putc(b, ' ');
+		else
+			buf_putc(b, *s);
+	}
+}
+
+/* ---- live values (see escape.h and doc/manual.md) ---------------------------- */
+
+enum { LIVE_MAX_DEPTH = 64 };
+
+static bool
+name_start(char c)
+{
+	return isalpha((unsigned char)c) || c == '_';
+}
+
+static bool
+name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+static const char *live_end(const char *p, int depth);
+
+/* The byte after the " that closes a "..." whose body starts at p. */
+static const char *
+dquote_end(const char *p, int depth)
+{
+	while (p && *p && *p != '"') {
+		if (*p == '\\' && p[1])
+			p += 2;
+		else if (*p == '`' || (*p == '$' && (p[1] == '(' || p[1] == '{')))
+			p = live_end(p, depth + 1);
+		else
+			p++;
+	}
+	return p && *p ? p + 1 : NULL;
+}
+
+/* The byte after the end of the substitution that starts at p ($(, ${ or
+ * a backquote), NULL when it is unterminated or nested too deep. */
+static const char *
+live_end(const char *p, int depth)
+{
+	char open, close;
+	int level = 1;
+
+	if (depth > LIVE_MAX_DEPTH)
+		return NULL;
+	if (*p == '`') {
+		for (p++; *p && *p != '`'; p++)
+			if (*p == '\\' && p[1])
+				p++;
+		return *p ? p + 1 : NULL;
+	}
+	open = p[1];
+	close = open == '(' ? ')' : '}';
+	for (p += 2; p && *p;) {
+		if (*p == '\\' && p[1]) {
+			p += 2;
+		} else if (*p == '\'') {
+			p = strchr(p + 1, '\'');
+			p = p ? p + 1 : NULL;
+		} else if (*p == '"') {
+			p = dquote_end(p + 1, depth);
+		} else if (*p == '`' || (*p == '$' && (p[1] == '(' || p[1] == '{'))) {
+			p = live_end(p, depth + 1);
+		} else {
+			if (*p == open)
+				level++;
+			else if (*p == close && --level == 0)
+				return p + 1;
+			p++;
+		}
+	}
+	return NULL;
+}
+
+bool
+sh_is_live(const char *s)
+{
+	return strpbrk(s, "$`") != NULL;
+}
+
+/* Appends [p, e), shell code of a substitution, with each $PWD and
+ * ${PWD...} outside single quotes mapped as sh_live_body says. */
+static void
+pwd_map(struct buf *b, const char *p, const char *e, const char *var, const char *fallback)
+{
+	bool squote = false;
+
+	while (p < e) {
+		if (*p == '\'' )
+			squote = !squote;
+		if (!squote && *p == '\\' && p + 1 < e) {
+			buf_push(b, p, 2);
+			p += 2;
+			continue;
+		}
+		if (!squote && var && *p == '$' && strncmp(p + 1, "PWD", 3) == 0 && !name_char(p[4])) {
+			buf_printf(b, "${%s:-%s}", var, fallback);
+			p += 4;
+		} else if (!squote && var && *p == '$' && strncmp(p + 1, "{PWD", 4) == 0 && !name_char(p[5])) {
+			if (p[5] == '}') {
+				buf_printf(b, "${%s:-%s}", var, fallback);
+				p += 6;
+			} else {
+				buf_printf(b, "${%s", var);
+				p += 5;
+			}
+		} else {
+			buf_putc(b, *p++);
+		}
+	}
+}
+
+void
+sh_live_body(struct buf *b, const char *s, const char *var, const char *fallback)
+{
+	const char *p = s, *q;
+
+	while (*p) {
+		switch (*p) {
+		case '\\':
+			if (p[1] == '$' || p[1] == '`') {
+				buf_push(b, p, 2);
+				p += 2;
+			} else {
+				buf_puts(b, "\\\\");
+				p++;
+			}
+			continue;
+		case '"':
+			buf_puts(b, "\\\"");
+			p++;
+			continue;
+		case '`':
+		case '$':
+			if (*p == '`' || p[1] == '(' || p[1] == '{') {
+				if (!(q = live_end(p, 0))) {
+					/* the model refuses these; literal if one gets here */
+					buf_putc(b, '\\');
+					buf_putc(b, *p++);
+					continue;
+				}
+				pwd_map(b, p, q, var, fallback);
+				p = q;
+			} else if (name_start(p[1])) {
+				for (q = p + 1; name_char(*q); q++)
+					;
+				pwd_map(b, p, q, var, fallback);
+				p = q;
+			} else {
+				buf_putc(b, *p++);
+			}
+			continue;
+		}
+		buf_putc(b, *p++);
+	}
+}
+
+const char *
+sh_live_check(const char *s, bool *bad)
+{
+	const char *p = s, *q, *why = NULL;
+
+	*bad = true;
+	if (strchr(s, '\n'))
+		return "a line break (a value is one line of the script)";
+	*bad = false;
+	if (*s == '~')
+		why = "a leading ~, which CloudAI's shell expands to a home directory";
+	while (*p) {
+		const char *w = NULL;
+		switch (*p) {
+		case '\\':
+			if (p[1] == '$' || p[1] == '`') {
+				p += 2;
+				continue;
+			}
+			w = "a \\ not before $ or a backquote, which CloudAI's shell drops";
+			p += p[1] ? 2 : 1;
+			break;
+		case '`':
+		case '$':
+			if (*p == '`' || p[1] == '(' || p[1] == '{') {
+				if (!(q = live_end(p, 0))) {
+					*bad = true;
+					return *p == '`' ? "an unterminated backquote"
+					                 : p[1] == '(' ? "an unterminated $(" : "an unterminated ${";
+				}
+				if (*p == '`' && memchr(p, '"', (size_t)(q - p)))
+					w = "a \" inside backquotes, which reads differently inside kunai's "
+					    "double quotes";
+				else if (p[1] == '{' && memchr(p, '\'', (size_t)(q - p)))
+					w = "a ' inside ${...}, which CloudAI's shell removes and kunai's "
+					    "double quotes keep";
+				p = q;
+				break;
+			}
+			if (p[1] == '\'' || p[1] == '"')
+				w = "$' or $\", which CloudAI's shell reads as a quote";
+			p++;
+			break;
+		case '\'':
+		case '"':
+			w = "a quote, which CloudAI's shell removes";
+			p++;
+			break;
+		case ' ':
+		case '\t':
+			w = "a blank, where CloudAI's line ends the value";
+			p++;
+			break;
+		case ';': case '&': case '|': case '<': case '>': case '(': case ')':
+			w = "one of ;&|<>(), which CloudAI's shell reads as syntax";
+			p++;
+			break;
+		case ':':
+			if (p[1] == '~')
+				w = "a ~ after :, which CloudAI's shell expands to a home directory";
+			p++;
+			break;
+		default:
+			p++;
+		}
+		if (w && !why)
+			why = w;
+	}
+	return why;
+}
+
+bool
+sh_pwd_path(const char *s, const char **rest)
+{
+	if (strncmp(s, "$PWD/", 5) == 0)
+		*rest = s + 5;
+	else if (strncmp(s, "${PWD}/", 7) == 0)
+		*rest = s + 7;
+	else
+		return false;
+	return !sh_is_live(*rest);
+}

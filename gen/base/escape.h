@@ -29,6 +29,35 @@ bool sh_has_params(const char *s);
  * named pwd instead, unless pwd is NULL. */
 void sh_dquote_params(struct buf *b, const char *s, const char *pwd);
 
+/* Live values: the shell values of CloudAI's `export NAME=value` lines and
+ * srun mounts (doc/manual.md, "Variables in values", holds the rule). Their
+ * `$X`, `${...}`, `$(...)`, `$((...))` and backquotes stay live, and a \
+ * right before $ or a backquote makes it literal, as in CloudAI's bare
+ * write; every other byte (blanks, quotes, other backslashes) is text of
+ * the value, which stays one word. */
+
+/* The variable by which the runner hands a job CloudAI's $PWD: the dir
+ * the campaign was launched from (kunai gen's working directory). */
+#define SH_LAUNCH_VAR "KUNAI_LAUNCH_DIR"
+
+/* Returns whether s holds a $ or a backquote (else sh_quote says the same). */
+bool sh_is_live(const char *s);
+
+/* Appends s as the body of a "..." word by the rule above. Each $PWD and
+ * ${PWD} (also inside substitutions) becomes ${var:-fallback}, each
+ * ${PWD<op>...} ${var<op>...}, unless var is NULL. */
+void sh_live_body(struct buf *b, const char *s, const char *var, const char *fallback);
+
+/* Checks s as a live value. Returns NULL when the job of CloudAI's bare
+ * line would see the same value, else the first difference in words;
+ * sets *bad when s cannot be a live value at all (a line break, an
+ * unterminated substitution), the returned words saying why. */
+const char *sh_live_check(const char *s, bool *bad);
+
+/* Returns whether s names a path under $PWD: "$PWD/..." or "${PWD}/...",
+ * the rest without $ or a backquote; *rest is what follows the '/'. */
+bool sh_pwd_path(const char *s, const char **rest);
+
 /* Appends the blank-separated words of s (a CloudAI argument string such as
  * extra_srun_args), each sh_quote'd, joined by single spaces. Quotes inside
  * s are not interpreted. Returns the number of words appended. */
@@ -59,5 +88,17 @@ bool ninja_expressible(const char *s);
 
 /* Ninja `var = value` text: $ -> $$. */
 void ninja_escape_value(struct buf *b, const char *s);
+
+/* Appends s as one CSV field (RFC 4180: in "..." with "" when it holds a
+ * comma, quote or line break), and, when it starts with =, +, -, @, TAB or
+ * CR, with a leading ' so that a spreadsheet reads it as text, not as a
+ * formula (OWASP's CSV injection advice). NULL appends nothing. */
+void csv_field(struct buf *b, const char *s);
+
+/* Appends s as inert Markdown text (a table cell too): &, <, > as entities
+ * (no HTML passes through), a backslash before each of \ ` [ ] |
+ * (no link, image, code span or cell break), control bytes as a space.
+ * NULL appends nothing. */
+void md_text(struct buf *b, const char *s);
 
 #endif

@@ -12,7 +12,7 @@
 #include "util.h"
 
 static const char *const outcome_names[OUTCOME_COUNT] = {
-	"passed", "failed", "perf-failed", "timeout", "cancelled",
+	"passed", "failed", "perf-failed", "suspect", "timeout", "cancelled",
 	"node-fail", "infra", "skipped", "running", "not-run",
 };
 

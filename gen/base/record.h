@@ -15,6 +15,7 @@ enum outcome {
 	OUTCOME_PASSED,
 	OUTCOME_FAILED,
 	OUTCOME_PERF_FAILED,
+	OUTCOME_SUSPECT, /* passed, but a value is far from its peers' (DESIGN 15) */
 	OUTCOME_TIMEOUT,
 	OUTCOME_CANCELLED,
 	OUTCOME_NODE_FAIL,
@@ -29,7 +30,7 @@ enum outcome {
 const char *outcome_name(enum outcome o);
 /* Returns false when s names no outcome. */
 bool outcome_parse(const char *s, enum outcome *o);
-/* failed, perf-failed, timeout, cancelled, node-fail, infra: the run ended
+/* failed, perf-failed, suspect, timeout, cancelled, node-fail, infra: the run ended
  * without passing (what makes the runs after it skipped). */
 bool outcome_is_failure(enum outcome o);
 

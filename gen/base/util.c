@@ -324,6 +324,36 @@ util_float_repr(char *out, size_t n, double d)
 	out[k] = '\0';
 }
 
+bool
+util_parse_size(const char *s, double *bytes)
+{
+	static const char units[] = "KMGTPE";
+	const char *p = s, *u;
+	double v = 0, scale = 1;
+	int digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		v = v * 10 + (*p - '0');
+	if (*p == '.') /* "1.5GiB" */
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			v += (*p - '0') * (scale /= 10);
+	if (!digits)
+		return false;
+	scale = 1;
+	if (*p && (u = strchr(units, *p))) {
+		for (int i = 0; i <= u - units; i++)
+			scale *= 1024;
+		p++;
+		if (p[0] == 'i' && p[1] == 'B')
+			p += 2;
+	} else if (*p == 'B')
+		p++;
+	if (*p)
+		return false;
+	*bytes = v * scale;
+	return true;
+}
+
 int
 util_to_int(double d, int dflt)
 {

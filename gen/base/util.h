@@ -133,6 +133,11 @@ void util_hash_hex(const void *p, size_t n, char out[17]);
 /* Writes the finite double d as Python's repr() does (the shortest text
  * that reads back as d; 200.0, 0.8, 1e+16, 1e-05) into out[n], n >= 32. */
 void util_float_repr(char *out, size_t n, double d);
+/* Parses a size in bytes: a number followed by nothing or B (bytes), or
+ * by K, M, G, T, P or E, alone as nccl-tests writes them ("1G") or with
+ * iB ("1GiB", "1.5MiB"); every unit is a power of 1024. Returns false
+ * when s is not such a size. */
+bool util_parse_size(const char *s, double *bytes);
 long util_days_from_civil(long y, long m, long d);
 /* d truncated to an int (a long), or dflt when d is NaN or outside the
  * type's range: converting such a double is undefined behaviour, and

@@ -96,7 +96,11 @@ static const struct command commands[] = {
 	 "                          N times (default 2, or $KUNAI_MAX_RETRIES), the\n"
 	 "                          first after 5 s ($KUNAI_RETRY_DELAY), then doubling\n"
 	 "  --poll-max SEC          slurm: longest interval between the batched\n"
-	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n\n"
+	 "                          scheduler queries (default 60, or $KUNAI_POLL_MAX)\n"
+	 "  --launch-dir DIR        the job's KUNAI_LAUNCH_DIR, CloudAI's $PWD (the\n"
+	 "                          dir gen ran in; local.ninja's launch_dir)\n"
+	 "  --single-sbatch SCRIPT  slurm: queue the run as a step of the build dir's\n"
+	 "                          one allocation, SCRIPT (gen --single-sbatch)\n\n"
 	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
 	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
 	 "as the job's end, with a warning, rather than waited on forever.\n"},
@@ -124,35 +128,45 @@ static const struct command commands[] = {
 	 "every command succeeded. Exit status 0 iff it passed.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
-	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg",
+	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg | plot KIND --test ID OUT.svg",
 	 "Draw one run's plot with gnuplot (what the plot edges of `ninja report`\n"
 	 "run): KIND is busbw (bus bandwidth per message size), gemm (TFLOP/s per\n"
-	 "GPU per node), loss (training loss per epoch), osu or ucc. OUT is\n"
-	 "replaced only when its bytes change. Without gnuplot OUT is an SVG that\n"
-	 "says so.\n"},
-	{"compare", cmd_compare, "compare [--tolerance PCT] OLD NEW",
+	 "GPU per node), loss (training loss per epoch), osu or ucc. With --test\n"
+	 "(in the build dir): every run of test ID on one plot, the perf-failed\n"
+	 "ones red and named, the test's references dashed. OUT is replaced only\n"
+	 "when its bytes change. Without gnuplot OUT is an SVG that says so.\n"},
+	{"compare", cmd_compare, "compare [--all] [--tolerance PCT] OLD NEW",
 	 "Compare two campaigns' results (build dirs, or their report/summary.json):\n"
 	 "every whole-run value of NEW (per test, step, metric, node and GPU; the\n"
-	 "mean of its iterations) against OLD's, with its change. Exit status 1\n"
-	 "when a value moved the wrong way by more than its tolerance: its\n"
-	 "reference's lower (or upper) tolerance, else PCT (default 5).\n"},
+	 "mean of its iterations) against OLD's. Prints the regressions first,\n"
+	 "worst first (a value that moved the wrong way by more than its\n"
+	 "tolerance: its reference's lower or upper tolerance, else PCT, default\n"
+	 "5), then a one-line count; exit status 1 when there is one.\n\n"
+	 "  --all         every value in both, not only the regressions\n"},
 	{"report", cmd_report, "report BUILD_DIR [--check] [--no-html | --html-only] [--history DIR...]",
 	 "Grade every run whose report.json is older than its results (or than\n"
 	 "kunai.json) into its report.json, as `kunai grade` does, then write\n"
 	 "BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
-	 "kunai.json with its outcome (passed, failed, perf-failed, timeout,\n"
-	 "cancelled, node-fail, infra, skipped, running, not-run). A run that never\n"
-	 "started because an earlier iteration or a dependency did not pass is\n"
-	 "skipped. Never runs anything. Also writes report/csv/METRIC.csv and the\n"
-	 "HTML report (report/index.html, report/runs/).\n\n"
+	 "kunai.json with its outcome (passed, failed, perf-failed, suspect,\n"
+	 "timeout, cancelled, node-fail, infra, skipped, running, not-run). A run\n"
+	 "that never started because an earlier iteration or a dependency did not\n"
+	 "pass is skipped; a passed run with a value far from the same value on\n"
+	 "its peers (other nodes or GPUs) is suspect. The last line is the fleet\n"
+	 "verdict: the nodes to drain and why, the healthy and inconclusive ones.\n"
+	 "Never runs anything. Also writes report/csv/METRIC.csv and the HTML\n"
+	 "report (report/index.html, report/runs/).\n\n"
 	 "  --check       exit status 1 when any run did not pass (a program that\n"
-	 "                ran and reported SKIPPED does not count)\n"
+	 "                ran and reported SKIPPED does not count) or a node is to\n"
+	 "                be drained\n"
 	 "  --no-html     no HTML (ninja's report edge: its html edge follows the plots)\n"
 	 "  --html-only   only the HTML, from report/summary.json\n"
 	 "  --history DIR...  earlier campaigns (build dirs or summary.json): report/\n"
 	 "                history.md flags each value worse than the worst of at\n"
 	 "                least 3 earlier ones by more than its tolerance (the\n"
-	 "                reference's, else 5%) of their median; --check fails then\n"},
+	 "                reference's, else 5%) of their median; --check fails then,\n"
+	 "                and when fewer than 3 campaigns could be read (\"history: 2\n"
+	 "                of 3 campaigns needed; not checked\") or a DIR could not be\n"
+	 "                read\n"},
 	{"run", cmd_run, "run [--rerun] [gen options]",
 	 "kunai gen, then `ninja -C BUILD_DIR -k 0 -j 0 run` (SIGINT and SIGTERM are passed\n"
 	 "on), then `ninja cleanup` when the scenario has a cleanup phase (after an\n"
@@ -160,8 +174,9 @@ static const struct command commands[] = {
 	 "report`, then a table of the outcomes. While it runs, one line (on a\n"
 	 "terminal) or a line per finished run shows done/total, passed, failed,\n"
 	 "running, pending on the scheduler and the elapsed time. When nothing\n"
-	 "needed running it says when the results are from. Exit status 1 when any\n"
-	 "run did not pass, 128+N when stopped by signal N.\n\n"
+	 "needed running it says when the results are from. The last line is the\n"
+	 "fleet verdict. Exit status 1 when any run did not pass or a node is to be\n"
+	 "drained, 128+N when stopped by signal N.\n\n"
 	 "  --rerun   run every run again (`ninja -t clean run` first; earlier\n"
 	 "            attempts are kept)\n"},
 	{"status", cmd_status, "status BUILD_DIR",

@@ -19,6 +19,7 @@
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
 #include "reports/report.h"
+#include "reports/format.h"
 
 /* The ninja being waited for, and the signal that asked us to stop. Signal
  * handlers can reach nothing else, hence the only file-scope state. */
@@ -187,7 +188,8 @@ static void
 print_table(const struct summary *s)
 {
 	size_t w[3] = {2, 4, 7}, i;
-	char it[32], t[32];
+	char it[32];
+	struct buf t = {0};
 
 	for (i = 0; i < s->n_runs; i++) {
 		if (strlen(s->runs[i].id) > w[0])
@@ -208,13 +210,15 @@ print_table(const struct summary *s)
 			snprintf(it, sizeof(it), "%d/%d", r->iteration, r->step);
 		else
 			snprintf(it, sizeof(it), "%d", r->iteration);
+		t.len = 0;
 		if (r->duration_s >= 0)
-			snprintf(t, sizeof(t), "%.1fs", r->duration_s);
+			fmt_seconds(&t, r->duration_s);
 		else
-			snprintf(t, sizeof(t), "-");
+			buf_putc(&t, '-');
 		printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2],
-		       outcome_name(r->outcome), t);
+		       outcome_name(r->outcome), buf_str(&t));
 	}
+	buf_free(&t);
 }
 
 /* The closing line: the counts by outcome, then what the runs measured on. */
@@ -238,6 +242,9 @@ print_verdict(const struct summary *s, struct buf *scratch)
 		summary_paths(s, scratch);
 		printf("; %s", scratch->data);
 	}
+	/* and what a pass means when no reference was checked */
+	if (s->note && strstr(s->note, "passed = "))
+		printf("; %s", strstr(s->note, "passed = "));
 	printf("\n");
 }
 
@@ -347,7 +354,10 @@ cmd_run(int argc, char **argv)
 	}
 	printf("kunai: report: %s/report/index.html (summary.md, summary.json, junit.xml beside it)\n", dir.data);
 	print_verdict(&s, &path);
-	rc = summary_all_ok(&s) ? 0 : 1;
+	/* the fleet verdict last: which nodes to drain */
+	if (s.verdict)
+		printf("kunai: %s\n", s.verdict);
+	rc = summary_all_ok(&s) && !s.n_drain ? 0 : 1;
 done:
 	free(gargv);
 	free(dirs);

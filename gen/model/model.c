@@ -435,6 +435,8 @@ model_load(struct arena *a, const struct model_opts *o)
 	}
 	if (cp->system && cp->system->max_jobs == 0)
 		cp->system->max_jobs = machine_jobs(cp);
+	if (!c.n_errs && !c.errors)
+		m_check_live(&c, cp);
 	m_warn_unused(&c);
 	m_flush(&c);
 	return c.errors ? NULL : cp;

@@ -76,6 +76,7 @@ struct system {
 
 	/* kubernetes */
 	const char *kube_config_path, *default_namespace;
+	const char *workloads_image; /* kunai's programs' image (NULL: kunai-workloads:VERSION) */
 	int use_host_network; /* -1 unset */
 	struct argset node_selector; /* [node_selector]: label = value (string values) */
 	struct k8s_toleration {
@@ -114,6 +115,7 @@ struct testdef {
 	struct nsys *nsys; /* NULL: none */
 	const struct toml_value *toml; /* the (merged) table it was loaded from */
 	const struct toml_value *references; /* [references], validated; NULL: none */
+	const struct toml_value *peers;      /* [peers], validated; NULL: none */
 };
 
 enum dep_type {
@@ -162,6 +164,7 @@ struct scenario {
 	struct phase *prepare, *cleanup;       /* NULL: none */
 	struct test_case *cases;
 	size_t n_cases;
+	const struct toml_value *peers; /* [peers] of the campaign, validated; NULL: none */
 };
 
 /* A --set KEY=VALUE override: KEY is a dotted path from the scenario root
@@ -188,6 +191,7 @@ struct campaign {
 	size_t n_overrides;
 	const char **presets; /* the resolved chain, in the order applied */
 	size_t n_presets;
+	bool single_sbatch; /* gen --single-sbatch: the runs are steps of one allocation */
 };
 
 struct model_opts {

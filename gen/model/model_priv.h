@@ -131,6 +131,11 @@ bool is_dir(const char *path);
 bool same_file(const char *a, const char *b);
 char *path_dir(struct arena *a, const char *path);
 
+/* model_live.c */
+/* Reports the environment values and mounts of cp's runs that no script
+ * can hold (errors) or whose job would differ from CloudAI's (warnings). */
+void m_check_live(struct mctx *c, const struct campaign *cp);
+
 /* model_check.c: typed access to TOML tables, reporting as it goes */
 /* Reports "path:line:col: error: ..." (printed by m_flush). */
 void merr(struct mctx *c, struct toml_pos pos, const char *fmt, ...)
@@ -166,6 +171,11 @@ bool m_check_name(struct mctx *c, const char *what, const char *s, size_t len,
                   struct toml_pos pos);
 /* reports = { <name> = { enable = bool, ... } } of a system or scenario. */
 void m_check_reports(struct mctx *c, const struct toml_value *t);
+/* model_peers.c: validates root's [peers] table (errors reported) and
+ * returns it; NULL when there is none. */
+const struct toml_value *m_load_peers(struct mctx *c, const struct toml_value *root);
+/* model_refs.c: checks the test definition's [references]. */
+void m_load_references(struct mctx *c, const struct toml_value *root);
 /* An environment variable name ([A-Za-z_][A-Za-z0-9_]*), which env files
  * and job manifests can carry unquoted. */
 bool m_check_env_name(struct mctx *c, const char *key, size_t len, struct toml_pos pos);

@@ -14,7 +14,7 @@
 static const char *const scenario_keys[] = {
 	"name", "job_status_check", "pre_test", "post_test", "sol_path", "reports", "Tests",
 	/* kunai's own: campaign presets and phases (CloudAI rejects them) */
-	"presets", "prepare", "cleanup", NULL,
+	"presets", "prepare", "cleanup", "peers", NULL,
 };
 
 #define CASE_KEYS                                                                         \
@@ -23,7 +23,7 @@ static const char *const scenario_keys[] = {
 #define OVERRIDE_KEYS                                                                     \
 	"name", "description", "test_template_name", "cmd_args", "dse_excluded_args",     \
 		"extra_env_vars", "extra_container_mounts", "git_repos", "nsys", "agent", \
-		"agent_steps", "agent_metrics", "agent_reward_function", "agent_config"
+		"agent_steps", "agent_metrics", "agent_reward_function", "agent_config", "peers"
 
 static const char *const case_keys[] = {CASE_KEYS, OVERRIDE_KEYS, NULL};
 static const char *const override_keys[] = {OVERRIDE_KEYS, NULL};
@@ -526,6 +526,7 @@ m_load_scenario(struct mctx *c, struct mfile *f, const struct pool *tests, bool 
 	m_bool(c, root, "job_status_check", &sc->job_status_check);
 	m_str(c, root, "sol_path", false, &sol_path);
 	m_check_reports(c, root);
+	sc->peers = m_load_peers(c, root);
 	if (hook && (kv = m_kv(root, "presets") ? m_kv(root, "presets") : m_kv(root, "prepare") ? m_kv(root, "prepare") : m_kv(root, "cleanup")))
 		merr(c, kv->pos, "a hook cannot have '%s' (only the campaign's scenario)", kv->key);
 	else if (!hook) {

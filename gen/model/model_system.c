@@ -38,7 +38,7 @@ static const char *const slurm_keys[] = {
 
 static const char *const kubernetes_keys[] = {
 	BASE_KEYS, "kube_config_path", "default_namespace", "use_host_network", "gpus_per_node",
-	"node_selector", "tolerations", NULL,
+	"node_selector", "tolerations", "workloads_image", NULL,
 };
 
 /* Checked for verify-configs only: kunai cannot run them. */
@@ -410,6 +410,7 @@ load_kubernetes(struct mctx *c, struct system *s, const struct toml_value *root)
 
 	m_str(c, root, "kube_config_path", true, &s->kube_config_path);
 	m_str(c, root, "default_namespace", true, &s->default_namespace);
+	m_str(c, root, "workloads_image", false, &s->workloads_image);
 	s->use_host_network = -1;
 	if (m_kv(root, "use_host_network") && m_bool(c, root, "use_host_network", &b))
 		s->use_host_network = b;

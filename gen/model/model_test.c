@@ -16,7 +16,7 @@
 		"extra_env_vars", "extra_container_mounts", "git_repos", "nsys",         \
 		"predictor", "training_report", "agent", "agent_steps", "agent_metrics", \
 		"agent_reward_function", "agent_config", "dse_excluded_args", "env_params",     \
-		"references"
+		"references", "peers"
 
 static const char *const test_keys[] = {TEST_KEYS, NULL};
 /* SlurmContainer's own top-level fields */
@@ -510,79 +510,6 @@ check_unused(struct mctx *c, const struct toml_value *root)
 		     m_a_type(m_kv(root, "scripts")->value));
 }
 
-static bool
-ref_number(const struct toml_value *v, double *d)
-{
-	if (v->type == TOML_INTEGER)
-		*d = (double)v->u.integer;
-	else if (v->type == TOML_FLOAT)
-		*d = v->u.flt;
-	else
-		return false;
-	return !isnan(*d);
-}
-
-/* One metric's reference, ReFrame's tuple: [value, lower, upper, "unit"],
- * tolerances as fractions of value (-0.1: 10% below), -inf/inf unbounded;
- * upper and unit may be left out. */
-static void
-check_ref(struct mctx *c, const char *metric, const struct toml_value *v)
-{
-	const struct toml_value *const *it;
-	double val, lo, hi = INFINITY;
-	size_t n, unit_at;
-
-	if (v->type != TOML_ARRAY) {
-		merr(c, v->pos, "reference '%s' must be [value, lower, upper, \"unit\"], not %s", metric, m_a_type(v));
-		return;
-	}
-	it = (const struct toml_value *const *)v->u.array->items;
-	n = v->u.array->len;
-	if (n < 2 || n > 4) {
-		merr(c, v->pos, "reference '%s' must be [value, lower, upper, \"unit\"] (2 to 4 items, not %zu)",
-		     metric, n);
-		return;
-	}
-	if (!ref_number(it[0], &val) || isinf(val))
-		merr(c, it[0]->pos, "reference '%s': the value must be a finite number", metric);
-	if (!ref_number(it[1], &lo) || lo > 0 || (lo < -1 && !isinf(lo)))
-		merr(c, it[1]->pos, "reference '%s': the lower tolerance must be a fraction in [-1, 0] or -inf", metric);
-	unit_at = n;
-	if (n >= 3 && it[2]->type == TOML_STRING)
-		unit_at = 2;
-	else if (n >= 3 && (!ref_number(it[2], &hi) || hi < 0))
-		merr(c, it[2]->pos, "reference '%s': the upper tolerance must be a fraction >= 0 or inf", metric);
-	else if (n == 4)
-		unit_at = 3;
-	if (unit_at < n && (it[unit_at]->type != TOML_STRING || unit_at != n - 1))
-		merr(c, it[unit_at]->pos, "reference '%s': the unit must be the last item, a string", metric);
-}
-
-/* [references]: metric = [...] for every system, or a table of them per
- * system name or GPU model ([references."H100"]). */
-static void
-load_references(struct mctx *c, const struct toml_value *root)
-{
-	const struct toml_value *t = m_table(c, root, "references");
-	size_t i, j;
-
-	for (i = 0; t && i < t->u.table->len; i++) {
-		const struct toml_keyval *kv = &t->u.table->items[i];
-		if (kv->value->type != TOML_TABLE) {
-			check_ref(c, kv->key, kv->value);
-			continue;
-		}
-		for (j = 0; j < kv->value->u.table->len; j++) {
-			const struct toml_keyval *m = &kv->value->u.table->items[j];
-			if (m->value->type == TOML_TABLE)
-				merr(c, m->value->pos, "references.%s.%s: a reference is an array, not a table", kv->key,
-				     m->key);
-			else
-				check_ref(c, m->key, m->value);
-		}
-	}
-}
-
 struct testdef *
 m_load_testdef(struct mctx *c, const char *path, const struct toml_value *root)
 {
@@ -638,9 +565,10 @@ m_load_testdef(struct mctx *c, const char *path, const struct toml_value *root)
 	m_strlist(c, root, "extra_srun_args", &td->extra_srun_args);
 	load_git_repos(c, td, root);
 	load_nsys(c, td, root);
-	load_references(c, root);
+	m_load_references(c, root);
 	if (m_kv(root, "references"))
 		td->references = m_kv(root, "references")->value;
+	td->peers = m_load_peers(c, root);
 	check_unused(c, root);
 	return c->errors == errors ? td : NULL;
 }

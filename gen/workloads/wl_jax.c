@@ -382,9 +382,14 @@ stage_text(struct buf *out, const struct run *r, const struct jax_template *t, c
 			xla_flags(&x, r, t, stage);
 			v = buf_str(&x);
 		}
-		if (strcmp(k, "XLA_FLAGS") == 0 || sh_has_params(v)) {
+		if (strcmp(k, "XLA_FLAGS") == 0) {
 			buf_putc(out, '"');
 			sh_dquote_params(out, v, NULL);
+			buf_putc(out, '"');
+		} else if (sh_is_live(v)) {
+			/* an environment value: expanded as in the batch script */
+			buf_putc(out, '"');
+			sh_live_body(out, v, NULL, NULL);
 			buf_putc(out, '"');
 		} else
 			sh_quote(out, v);

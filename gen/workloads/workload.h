@@ -257,5 +257,8 @@ const char *workload_plot(const struct workload *wl);
 /* Appends "N-<dir with / as - and unsafe bytes as _>" for the run at index
  * (from 0) of kunai.json's runs: the name of its plot and HTML page. */
 void workload_run_stem(size_t index, const char *dir, struct buf *out);
+/* Appends "test-<id with unsafe bytes as _>-<hash of id>": the name of the
+ * test's overlay plot (every run of it on one plot). */
+void workload_test_stem(const char *id, struct buf *out);
 
 #endif

@@ -118,6 +118,8 @@ testdef_json(const struct testdef *d)
 	/* read by the reports only: changing one re-grades, never re-runs */
 	if (d->references)
 		cJSON_AddItemToObject(o, "references", toml_value_json(d->references));
+	if (d->peers)
+		cJSON_AddItemToObject(o, "peers", toml_value_json(d->peers));
 	return o;
 }
 
@@ -144,6 +146,9 @@ scenario_json(const struct scenario *sc)
 		cJSON_AddItemToObject(t, "commands", strlist_json(&ph->commands));
 		cJSON_AddNumberToObject(t, "time_limit_seconds", (double)ph->time_limit);
 	}
+	/* read by the reports only, as references are */
+	if (sc->peers)
+		cJSON_AddItemToObject(o, "peers", toml_value_json(sc->peers));
 	cases = cJSON_AddArrayToObject(o, "Tests");
 	for (i = 0; i < sc->n_cases; i++) {
 		const struct test_case *tc = &sc->cases[i];

@@ -16,6 +16,7 @@
 #include "campaign_json.h"
 #include "sink.h"
 #include "gen.h"
+#include "gen_opts.h"
 #include "gen/base/escape.h"
 #include "gen/base/journal.h"
 #include "gen/base/lock.h"
@@ -27,16 +28,6 @@
 #include "gen/model/expand.h"
 #include "gen/model/model.h"
 
-struct gen_opts {
-	struct model_opts m;
-	const char *out_dir;
-	const char *rules_dir; /* --rules-dir, made absolute; NULL: kunai's own */
-	bool cache_without_check;
-	struct override *sets;
-	size_t n_sets, cap_sets;
-	const char **presets;
-	size_t n_presets, cap_presets;
-};
 
 /* An absolute version of path (which need not exist). */
 static const char *
@@ -45,136 +36,6 @@ absolute(struct arena *a, const char *cwd, const char *path)
 	return path[0] == '/' ? path : path_join(a, cwd, path);
 }
 
-static int
-gen_usage(const char *fmt, const char *arg)
-{
-	fputs("kunai: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nusage: kunai gen --system-config FILE --test-scenario FILE [--tests-dir DIR]\n"
-	      "                 [--hook-dir DIR] [-o DIR | --output-dir DIR] [--preset NAME]...\n"
-	      "                 [--set KEY=VALUE]...\n",
-	      stderr);
-	return 2;
-}
-
-/* Parses gen/dry-run flags (CloudAI's spellings, old and new). Returns 0, or
- * the exit status of a usage error. */
-static int
-parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *f = argv[i], *v = NULL, *eq = NULL;
-		char *name;
-
-		if (strncmp(f, "--", 2) == 0 && (eq = strchr(f, '=')))
-			name = arena_strndup(a, f, (size_t)(eq - f)), v = eq + 1;
-		else
-			name = arena_strdup(a, f);
-		for (char *p = name + 2; name[0] == '-' && *p; p++)
-			if (*p == '_')
-				*p = '-';
-		if (strcmp(name, "--enable-cache-without-check") == 0) {
-			o->cache_without_check = true;
-			continue;
-		}
-		/* CloudAI's flag, which kunai does not honour: say so, not just "unknown" */
-		if (strcmp(name, "--single-sbatch") == 0)
-			return gen_usage("%s", "--single-sbatch (every test of the scenario in one Slurm allocation) "
-			                       "is not supported: kunai submits each run as its own job");
-		if (!v) {
-			if (i + 1 >= argc)
-				return gen_usage("option %s needs a value", f);
-			v = argv[++i];
-		}
-		if (strcmp(name, "--system-config") == 0 || strcmp(name, "--system-config-path") == 0)
-			o->m.system_path = v;
-		else if (strcmp(name, "--tests-dir") == 0 || strcmp(name, "--test-templates-dir") == 0)
-			o->m.tests_dir = v;
-		else if (strcmp(name, "--test-scenario") == 0 || strcmp(name, "--test-scenario-path") == 0)
-			o->m.scenario_path = v;
-		else if (strcmp(name, "--hook-dir") == 0)
-			o->m.hook_dir = v;
-		else if (strcmp(name, "-o") == 0 || strcmp(name, "--output-dir") == 0 ||
-		         strcmp(name, "--output-path") == 0)
-			o->out_dir = v;
-		else if (strcmp(name, "--rules-dir") == 0)
-			o->rules_dir = v;
-		else if (strcmp(name, "--set") == 0) {
-			const char *e = strchr(v, '=');
-			if (!e || e == v)
-				return gen_usage("--set needs KEY=VALUE, not '%s'", v);
-			o->sets = arena_reserve(a, o->sets, o->n_sets, o->n_sets + 1, &o->cap_sets, sizeof(*o->sets));
-			o->sets[o->n_sets].key = arena_strndup(a, v, (size_t)(e - v));
-			o->sets[o->n_sets].value = e + 1;
-			o->n_sets++;
-		} else if (strcmp(name, "--preset") == 0) {
-			if (!*v)
-				return gen_usage("%s", "--preset needs a NAME");
-			o->presets = arena_reserve(a, o->presets, o->n_presets, o->n_presets + 1, &o->cap_presets,
-			                           sizeof(*o->presets));
-			o->presets[o->n_presets++] = v;
-		} else if (strcmp(name, "--mode") == 0) {
-			if (strcmp(v, "dry-run") != 0 && strcmp(v, "gen") != 0)
-				return gen_usage("--mode %s is not supported here (use dry-run)", v);
-		} else
-			return gen_usage("unknown option '%s'", f);
-	}
-	if (!o->m.system_path)
-		return gen_usage("%s", "missing --system-config");
-	if (!o->m.scenario_path)
-		return gen_usage("%s", "missing --test-scenario");
-	o->m.overrides = o->sets;
-	o->m.n_overrides = o->n_sets;
-	o->m.presets = o->presets;
-	o->m.n_presets = o->n_presets;
-	return 0;
-}
-
-/* The canonical argument list that regenerates the same build dir. */
-static size_t
-regen_args(struct arena *a, const struct gen_opts *o, const char *out_dir, const char ***argv)
-{
-	const char **v = arena_alloc(a, (14 + 2 * o->n_sets + 2 * o->n_presets) * sizeof(*v));
-	size_t n = 0, i;
-
-	v[n++] = "gen";
-	v[n++] = "--system-config";
-	v[n++] = o->m.system_path;
-	if (o->m.tests_dir) {
-		v[n++] = "--tests-dir";
-		v[n++] = o->m.tests_dir;
-	}
-	v[n++] = "--test-scenario";
-	v[n++] = o->m.scenario_path;
-	if (o->m.hook_dir) {
-		v[n++] = "--hook-dir";
-		v[n++] = o->m.hook_dir;
-	}
-	v[n++] = "-o";
-	v[n++] = out_dir;
-	if (o->rules_dir) {
-		v[n++] = "--rules-dir";
-		v[n++] = o->rules_dir;
-	}
-	if (o->cache_without_check)
-		v[n++] = "--enable-cache-without-check";
-	/* the names, not what they resolve to: an edited preset regenerates */
-	for (i = 0; i < o->n_presets; i++) {
-		v[n++] = "--preset";
-		v[n++] = o->presets[i];
-	}
-	for (i = 0; i < o->n_sets; i++) {
-		struct buf b = {0};
-		buf_printf(&b, "%s=%s", o->sets[i].key, o->sets[i].value);
-		v[n++] = "--set";
-		v[n++] = arena_strdup(a, b.data);
-		buf_free(&b);
-	}
-	*argv = v;
-	return n;
-}
 
 /* Adds the directories whose listing the campaign depends on (a test file
  * added to or removed from --tests-dir changes the campaign) to the inputs
@@ -429,7 +290,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	struct worker *ws = NULL;
 	struct install_set inst = {0};
 	size_t n_ws = 0, i;
-	struct buf b = {0}, dd = {0};
+	struct buf b = {0}, dd = {0}, single = {0};
 	char cwd[PATH_MAX], exe[PATH_MAX];
 	const char *out_dir, **rargv, *rules;
 	size_t rargc;
@@ -439,7 +300,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	long other;
 	int rc, lockfd = -1;
 
-	if ((rc = parse_opts(&a, argc, argv, &o)) != 0)
+	if ((rc = gen_parse_opts(&a, argc, argv, &o)) != 0)
 		goto done;
 	rc = 1;
 	if (!getcwd(cwd, sizeof(cwd))) {
@@ -453,6 +314,12 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	}
 	exe[n] = '\0';
 	c = model_load(&a, &o.m);
+	if (c && o.single_sbatch && c->system->scheduler != SCHED_SLURM) {
+		warn("--single-sbatch needs a Slurm system (%s is not one)", c->system->path);
+		goto done;
+	}
+	if (c)
+		c->single_sbatch = o.single_sbatch;
 	if (!c || !expand_campaign(&a, c, &rl))
 		goto done;
 	out_dir = o.out_dir ? o.out_dir : path_join(&a, c->system->output_path, c->scenario->name);
@@ -468,9 +335,11 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		o.rules_dir = absolute(&a, cwd, o.rules_dir);
 	else if (getenv("KUNAI_DATADIR") && *getenv("KUNAI_DATADIR"))
 		o.rules_dir = path_join(&a, absolute(&a, cwd, kunai_datadir(&dd)), "rules");
-	rargc = regen_args(&a, &o, out_dir, &rargv);
+	rargc = gen_regen_args(&a, &o, out_dir, &rargv);
 	rules = o.rules_dir ? o.rules_dir : path_join(&a, kunai_datadir(&dd), "rules");
 	if (!ninja_safe(&a, c, cwd, exe, rules, rargv, rargc))
+		goto done;
+	if (c->single_sbatch && !script_single(c, &rl, &single))
 		goto done;
 	/* nothing can fail from here on but I/O: write the runs, then the graph */
 	sink.root = out_dir;
@@ -505,6 +374,8 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
 		goto undo;
 	sink_emit(&sink, "kunai.json", &b);
+	if (c->single_sbatch)
+		sink_emit(&sink, "single_sbatch.sh", &single);
 	if (c->scenario->prepare) {
 		phase_script(c->scenario->prepare, "prepare", c->scenario->path, &b);
 		sink_emit(&sink, "phases/prepare.sh", &b);
@@ -562,6 +433,7 @@ done:
 		close(lockfd);
 	buf_free(&b);
 	buf_free(&dd);
+	buf_free(&single);
 	journal_close(&jr);
 	sink_free(&sink);
 	manifest_free(&mf);

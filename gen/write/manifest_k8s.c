@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "script.h"
+#include "gen/base/escape.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
@@ -20,6 +21,11 @@
 
 /* The image of runs whose test names none (cmd_args.docker_image_url). */
 #define K8S_DEFAULT_IMAGE "ubuntu:24.04"
+/* kunai's own programs: the system's workloads_image, else the image that
+ * `make image` tags (workloads/Containerfile), whose sshd listens on
+ * K8S_SSH_PORT (port 22 is the node's own under host networking). */
+#define K8S_KUNAI_IMAGE "kunai-workloads:" KUNAI_VERSION
+#define K8S_SSH_PORT "222"
 
 /* Appends s as a DNS-1123 label piece: lower case, [a-z0-9-], at most max
  * bytes of out in all. */
@@ -98,6 +104,7 @@ static cJSON *
 container(const struct run *r, const char *name, int gpus, enum role role)
 {
 	const char *image = workload_value(r, "docker_image_url");
+	bool kunai = r->def->wl->program != NULL;
 	cJSON *c = cJSON_CreateObject(), *cmd, *env, *res, *lim, *mounts, *m;
 	struct buf b = {0};
 	size_t i;
@@ -105,7 +112,11 @@ container(const struct run *r, const char *name, int gpus, enum role role)
 
 	cJSON_AddStringToObject(c, "name", name);
 	/* CloudAI's images may be in enroot's form, registry#path */
-	buf_puts(&b, image && *image ? image : K8S_DEFAULT_IMAGE);
+	if ((!image || !*image) && kunai)
+		image = r->c->system->workloads_image;
+	if (!image || !*image)
+		image = kunai ? K8S_KUNAI_IMAGE : K8S_DEFAULT_IMAGE;
+	buf_puts(&b, image);
 	if ((hash = strchr(buf_str(&b), '#')))
 		*hash = '/';
 	cJSON_AddStringToObject(c, "image", b.data);
@@ -114,12 +125,16 @@ container(const struct run *r, const char *name, int gpus, enum role role)
 	cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/bash"));
 	cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
 	if (role == ROLE_WORKER) {
-		buf_puts(&b, "/usr/sbin/sshd -De");
+		buf_puts(&b, kunai ? "/usr/sbin/sshd -De -p " K8S_SSH_PORT : "/usr/sbin/sshd -De");
 	} else if (role == ROLE_LAUNCHER) {
 		int slots = r->c->system->gpus_per_node > 0 ? r->c->system->gpus_per_node : 1;
 
 		buf_printf(&b, "mpirun --allow-run-as-root -np %d -bind-to none",
 		           slots * (r->num_nodes > 0 ? r->num_nodes : 1));
+		if (kunai) { /* the workers' sshd; ConnectionAttempts as the MPI operator sets it */
+			buf_puts(&b, " -mca plm_rsh_args ");
+			sh_quote(&b, "-p " K8S_SSH_PORT " -o ConnectionAttempts=10");
+		}
 		for (i = 0; i < r->env.len; i++)
 			buf_printf(&b, " -x %s", r->env.items[i].key);
 		buf_putc(&b, ' ');

@@ -177,6 +177,56 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	}
 }
 
+/* Does test case tc have an overlay, and is run i its first run? */
+static const char *
+overlay_kind(const struct runlist *rl, size_t i)
+{
+	const char *kind = workload_plot(rl->items[i].def->wl);
+	size_t j;
+
+	for (j = 0; kind && j < i; j++)
+		if (rl->items[j].tc == rl->items[i].tc)
+			return NULL;
+	return kind;
+}
+
+/* One overlay plot per test that has plots (every run of it on one plot,
+ * `kunai plot KIND --test ID`): after the summary (the graded outcomes it
+ * highlights) and every report.json of the test. Kept apart from the
+ * per-run edges; listed in *svgs for the HTML edge. */
+static void
+overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
+{
+	struct buf stem = {0}, q = {0};
+	size_t i, j;
+
+	for (i = 0; i < rl->len; i++) {
+		const char *kind = overlay_kind(rl, i);
+		if (!kind)
+			continue;
+		stem.len = 0;
+		workload_test_stem(rl->items[i].tc->id, &stem);
+		buf_puts(svgs, " report/plots/");
+		ninja_escape_path(svgs, stem.data);
+		buf_puts(svgs, ".svg");
+		buf_puts(b, "build report/plots/");
+		ninja_escape_path(b, stem.data);
+		buf_puts(b, ".svg: plot_test report/summary.json |");
+		for (j = i; j < rl->len; j++)
+			if (rl->items[j].tc == rl->items[i].tc) {
+				buf_putc(b, ' ');
+				path_in(b, rl->items[j].dir, "report.json");
+			}
+		q.len = 0;
+		sh_quote(&q, rl->items[i].tc->id);
+		buf_printf(b, "\n  kind = %s\n  test = ", kind);
+		ninja_escape_value(b, q.data);
+		buf_putc(b, '\n');
+	}
+	buf_free(&stem);
+	buf_free(&q);
+}
+
 /* `kunai report` grades every run whose report.json is older than its
  * results, then summarises: one process, whatever ran or not. It leaves
  * unchanged files untouched (restat), so only the plots of runs whose
@@ -184,7 +234,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 static void
 report_edges(struct buf *b, const struct runlist *rl)
 {
-	struct buf stem = {0};
+	struct buf stem = {0}, svgs = {0};
 	bool bar = false;
 	size_t i;
 
@@ -210,7 +260,9 @@ report_edges(struct buf *b, const struct runlist *rl)
 		path_in(b, rl->items[i].dir, "report.json");
 		buf_printf(b, "\n  kind = %s\n", kind);
 	}
+	overlay_edges(b, rl, &svgs);
 	buf_puts(b, "build report/index.html: html report/summary.json");
+	buf_push(b, svgs.data ? svgs.data : "", svgs.len);
 	for (i = 0; i < rl->len; i++) {
 		if (!workload_plot(rl->items[i].def->wl))
 			continue;
@@ -222,6 +274,7 @@ report_edges(struct buf *b, const struct runlist *rl)
 	}
 	buf_puts(b, "\nbuild report: phony report/index.html\n");
 	buf_free(&stem);
+	buf_free(&svgs);
 }
 
 void
@@ -328,6 +381,11 @@ ninja_write_local(const struct campaign *c, const char *kunai, const char *rules
 	cmd.len = 0;
 	sh_quote(&cmd, rulesdir);
 	buf_puts(b, "\nrulesdir_q = ");
+	ninja_escape_value(b, cmd.data);
+	/* CloudAI's $PWD, which `kunai job` hands to the job: a shell word */
+	cmd.len = 0;
+	sh_quote(&cmd, cwd);
+	buf_puts(b, "\nlaunch_dir = ");
 	ninja_escape_value(b, cmd.data);
 	buf_puts(b, "\n\n");
 	cmd.len = 0;

@@ -158,6 +158,8 @@ script_directives(struct buf *out, const struct run *r)
 	size_t j;
 
 	buf_printf(out, "#KUNAI --workload %s", r->def->wl->name);
+	if (r->c->single_sbatch)
+		buf_puts(out, " --single-sbatch single_sbatch.sh");
 	if (r->time_limit > 0)
 		buf_printf(out, " --time-limit %ld", r->time_limit);
 	for (j = 0; j < r->n_deps; j++) {
@@ -229,11 +231,11 @@ script_env_exports(struct buf *out, const struct run *r)
 		if (!sh_is_name(r->env.items[i].key))
 			continue; /* reported by script_env_ok */
 		buf_printf(out, "export %s=", r->env.items[i].key);
-		/* CloudAI's sbatch script expands references where the job
-		 * starts; $PWD, its launch dir, is kunai's build dir */
-		if (sh_has_params(r->env.items[i].value)) {
+		/* CloudAI's bare export: expanded where the job starts; $PWD is
+		 * CloudAI's launch dir, which the runner hands to the job */
+		if (sh_is_live(r->env.items[i].value)) {
 			buf_putc(out, '"');
-			sh_dquote_params(out, r->env.items[i].value, "BUILD_DIR");
+			sh_live_body(out, r->env.items[i].value, SH_LAUNCH_VAR, "$BUILD_DIR");
 			buf_putc(out, '"');
 		} else {
 			sh_quote(out, r->env.items[i].value);
@@ -247,14 +249,16 @@ script_env(const struct run *r, struct buf *out)
 {
 	size_t i;
 
-	/* CloudAI's export K="V", sourced inside the container: parameter
-	 * references are expanded there (PWD is the container's), the rest
-	 * is escaped so the variable gets exactly the TOML text */
+	/* CloudAI's export K="V", sourced inside the container: expanded
+	 * there (PWD is the container's), by the rule of the script's own
+	 * export lines, so both give the variable the same value; a
+	 * standalone run.sh sources it itself, where $PWD is the launch dir */
+	bool here = r->c->system->scheduler == SCHED_STANDALONE;
 	for (i = 0; i < r->env.len; i++) {
 		if (!sh_is_name(r->env.items[i].key))
 			continue; /* reported by script_env_ok */
 		buf_printf(out, "export %s=\"", r->env.items[i].key);
-		sh_dquote_params(out, r->env.items[i].value, NULL);
+		sh_live_body(out, r->env.items[i].value, here ? SH_LAUNCH_VAR : NULL, "$BUILD_DIR");
 		buf_puts(out, "\"\n");
 	}
 }

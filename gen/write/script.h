@@ -18,6 +18,11 @@ struct hooks {
 
 /* Appends the sbatch script of run r to out. Returns false after reporting. */
 bool script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct buf *out);
+/* The --single-sbatch allocation's batch script for the runs of rl; false
+ * after reporting (some runs with a time limit, some without). */
+struct runlist;
+struct campaign;
+bool script_single(const struct campaign *c, const struct runlist *rl, struct buf *out);
 
 /* Appends the bash script that runs r on this machine to out. */
 bool script_standalone(struct arena *a, const struct run *r, const struct hooks *h, struct buf *out);

@@ -43,18 +43,18 @@ w_lit(struct word *w, const char *s)
 
 /* The text that follows a variable never starts with a name character
  * here (always '/', ':' or ','), so no braces are needed. */
-/* A value whose parameter references the shell expands when the job
- * starts (CloudAI writes mounts bare into its srun line); $PWD is the
- * build dir, kunai's stand-in for CloudAI's launch dir. */
+/* A live value, which the shell expands when the job starts (CloudAI
+ * writes mounts bare into its srun line); $PWD is CloudAI's launch dir,
+ * which the runner hands to the job. */
 static void
 w_params(struct word *w, const char *s)
 {
-	if (!sh_has_params(s)) {
+	if (!sh_is_live(s)) {
 		w_lit(w, s);
 		return;
 	}
 	buf_puts(&w->raw, s);
-	sh_dquote_params(&w->dq, s, "BUILD_DIR");
+	sh_live_body(&w->dq, s, SH_LAUNCH_VAR, "$BUILD_DIR");
 	w->vars = true;
 }
 

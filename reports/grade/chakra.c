@@ -89,7 +89,8 @@ add(struct arena *a, struct run_report *out, const char *op, size_t op_len, cons
 }
 
 void
-grade_chakra_replay(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_chakra_replay(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+                    struct run_report *out)
 {
 	static const char *const lat[] = {"latency_total_us", "latency_max_us", "latency_min_us",
 	                                  "latency_avg_us", "latency_p50_us", "latency_p95_us"};

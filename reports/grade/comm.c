@@ -2,7 +2,7 @@
  * after a header naming "Block Size (B)", "Avg Lat. (us)" and "B/W
  * (GB/Sec)": a row of 6 columns is block, batch, latency, ..., bandwidth;
  * one of 10 is block, batch, bandwidth, latency, ... (CloudAI's reading).
- * NIXL EP's node logs (grade_nixl_ep_logs) and DeepEP's summaries too. */
+ * NIXL EP's node logs (grade_nixl_ep) and DeepEP's summaries too. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +90,8 @@ nixl_line(void *ctx, const char *p, size_t n, int task)
 }
 
 void
-grade_nixl(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_nixl(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+           struct run_report *out)
 {
 	struct nixl_table t = {a, out, false, 0};
 
@@ -183,7 +184,8 @@ deepep_line(void *ctx, const char *p, size_t n, int task)
 }
 
 void
-grade_deepep(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_deepep(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+             struct run_report *out)
 {
 	struct deepep_acc acc;
 	int i;
@@ -400,20 +402,11 @@ ep_line(void *ctx, const char *p, size_t n, int task)
 	}
 }
 
-/* Launcher's stdout: CloudAI's failure patterns (its own messages). */
-void
-grade_nixl_ep(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
-{
-	const char *plan = grade_arg(r, "plan");
-
-	ep_failed(a, "stdout.txt", text, len, plan && strchr(plan, '-'), out);
-}
-
 /* The node logs nixl-ep-node-N.log (N from 0 while they exist: the
  * launcher fills the nodes in order): failures, a summary in each, the
  * metrics ("default" is CloudAI's, the mean dispatch + combine bandwidth). */
-void
-grade_nixl_ep_logs(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out)
+static void
+ep_logs(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out)
 {
 	static const char *const names[EP_N] = {"dispatch_combine_bw", "avg_t", "min_t", "max_t", "dispatch_bw",
 	                                        "combine_bw"};
@@ -462,4 +455,16 @@ grade_nixl_ep_logs(struct arena *a, const struct plan_run *r, const char *dir, s
 		metric_add(a, out, "phases_completed", "count", phases);
 	buf_free(&path);
 	buf_free(&text);
+}
+
+/* NIXL EP: the launcher's stdout against CloudAI's failure patterns (its
+ * own messages), then the node logs. */
+void
+grade_nixl_ep(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+              struct run_report *out)
+{
+	const char *plan = grade_arg(r, "plan");
+
+	ep_failed(a, "stdout.txt", text, len, plan && strchr(plan, '-'), out);
+	ep_logs(a, r, dir, out);
 }

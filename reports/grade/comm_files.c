@@ -145,7 +145,8 @@ moe_dir(struct arena *a, const char *dir, const char *rel, struct run_report *ou
 }
 
 void
-grade_moe_results(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out)
+grade_moe_results(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+                  struct run_report *out)
 {
 	size_t files = 0, rows = 0;
 
@@ -163,13 +164,14 @@ grade_moe_results(struct arena *a, const struct plan_run *r, const char *dir, st
 enum { NP_LAT, NP_ISO, NP_BW, NP_SIZE, NP_N };
 
 void
-grade_nixl_perftest(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out)
+grade_nixl_perftest(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+                    struct run_report *out)
 {
 	static const char *const keys[NP_N] = {"latency", "isolated_latency", "mean_bw", "size"};
 	static const char *const names[NP_N] = {"latency", "isolated_latency", "bandwidth", "transfer_size"};
 	static const char *const units[NP_N] = {"ms", "ms", "GB/s", "GB"};
 	const char *path = arena_printf(a, "%s/results.json", dir);
-	struct buf text = {0};
+	struct buf body = {0};
 	struct stat st;
 	cJSON *root = NULL;
 	const cJSON *iters, *it, *rec;
@@ -182,13 +184,13 @@ grade_nixl_perftest(struct arena *a, const struct plan_run *r, const char *dir, 
 		grade_demote(out, OUTCOME_FAILED, "NixlPerftest: no results.json in the run dir");
 		return;
 	}
-	if (!S_ISREG(st.st_mode) || !read_file(path, &text)) {
+	if (!S_ISREG(st.st_mode) || !read_file(path, &body)) {
 		grade_demote(out, OUTCOME_FAILED, "NixlPerftest: results.json cannot be read");
-		buf_free(&text);
+		buf_free(&body);
 		return;
 	}
-	root = cJSON_ParseWithLength(text.data ? text.data : "", text.len);
-	buf_free(&text);
+	root = cJSON_ParseWithLength(body.data ? body.data : "", body.len);
+	buf_free(&body);
 	iters = cJSON_GetObjectItemCaseSensitive(root, "iterations_results");
 	if (!cJSON_IsObject(root) || !cJSON_IsArray(iters)) {
 		grade_demote(out, OUTCOME_FAILED, "NixlPerftest: results.json is not an object with a list iterations_results");

@@ -218,7 +218,8 @@ fio_parse(const char *text, size_t len, struct fio_op *ops, size_t max)
  * metric_name and metric_aggregate choose (CloudAI's Fio report). A run
  * whose stdout holds no summary failed. */
 void
-grade_fio(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_fio(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+          struct run_report *out)
 {
 	const char *op = grade_arg(r, "metric_operation"), *name = grade_arg(r, "metric_name");
 	const char *agg = grade_arg(r, "metric_aggregate"), *unit;

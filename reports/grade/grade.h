@@ -1,7 +1,9 @@
-/* grade/grade.h: what the graders share. A grader reads one run's stdout
- * and adds its metrics (each with unit and location) to the report, and
- * demotes a passed run whose output shows a failure. One grader per
- * workload family; grade.c picks it by the workload entry's grader name. */
+/* grade/grade.h: what the graders share. A grader reads one run's output
+ * (its stdout, and the files it wrote in its run dir) and adds its metrics
+ * (each with unit and location) to the report, and demotes a passed run
+ * whose output shows a failure. One grader per workload family, one entry
+ * in graders.c's table; grade.c picks it by the workload entry's grader
+ * name. */
 #ifndef KUNAI_GRADE_H
 #define KUNAI_GRADE_H
 
@@ -12,16 +14,13 @@
 
 struct arena;
 
-typedef void grader_fn(struct arena *a, const struct plan_run *r, const char *text, size_t len,
+/* Every grader: r is the run (its cmd_args), dir its run dir (where it
+ * wrote its files), text[0..len) its stdout ("" when it has none). */
+typedef void grader_fn(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
                        struct run_report *out);
 
-/* The grader named name (workload.grader), or NULL. */
+/* graders.c: the grader named name (workload.grader), or NULL. */
 grader_fn *grader_find(const char *name);
-/* A grader that reads the files a run wrote in its directory dir (the
- * serving benchmarks' JSON), after the stdout grader if any. */
-typedef void grader_dir_fn(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out);
-/* serving.c: the directory grader named name, or NULL. */
-grader_dir_fn *grader_dir_find(const char *name);
 
 /* Appends a value measured on the whole run (no GPU, no size; node: the
  * run's only node, if it had one) and returns it for its location. A value

@@ -168,7 +168,8 @@ stats(struct arena *a, struct run_report *out, double *v, size_t n)
 }
 
 void
-grade_jax_toolbox(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_jax_toolbox(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+                  struct run_report *out)
 {
 	const char *pgle = grade_arg(r, "enable_pgle"), *why = NULL;
 	struct section sec[256];

@@ -289,7 +289,8 @@ kunai_scan(struct arena *a, const char *text, size_t len, bool metrics, struct r
 
 /* The grader of kunai's programs (workload.grader "kunai"). */
 void
-grade_kunai(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_kunai(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+            struct run_report *out)
 {
 	(void)r;
 	kunai_scan(a, text, len, true, out);

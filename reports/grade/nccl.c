@@ -114,7 +114,8 @@ nccl_common(struct arena *a, const struct plan_run *r, const char *text, size_t 
 }
 
 void
-grade_nccl(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_nccl(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+           struct run_report *out)
 {
 	nccl_common(a, r, text, len, false, out);
 }
@@ -145,7 +146,8 @@ pair_line(void *ctx, const char *p, size_t n, int task)
 
 /* KunaiBisection: nccl-tests rows, then each pair's GB/s and the aggregate. */
 void
-grade_bisection(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_bisection(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+                struct run_report *out)
 {
 	struct { struct arena *a; struct run_report *out; } c = {a, out};
 

@@ -81,7 +81,8 @@ osu_line(void *ctx, const char *p, size_t n, int task)
 }
 
 void
-grade_osu(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_osu(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+          struct run_report *out)
 {
 	struct table t = {a, out, NULL, NULL, 0};
 
@@ -114,7 +115,8 @@ ucc_line(void *ctx, const char *p, size_t n, int task)
 }
 
 void
-grade_ucc(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_ucc(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+          struct run_report *out)
 {
 	struct table t = {a, out, NULL, NULL, 0};
 
@@ -126,39 +128,10 @@ grade_ucc(struct arena *a, const struct plan_run *r, const char *text, size_t le
 
 /* Sleep, BashCmd, SlurmContainer: the run's time is its one measure. */
 void
-grade_time(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_time(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+           struct run_report *out)
 {
 	(void)r, (void)text, (void)len;
 	if (out->duration_s >= 0)
 		metric_add(a, out, "time", "s", out->duration_s);
-}
-
-grader_fn grade_nccl, grade_bisection, grade_kunai, grade_fio, grade_nemo_launcher, grade_nemo_run,
-	grade_megatron_bridge, grade_megatron_run, grade_nixl, grade_deepep, grade_jax_toolbox, grade_chakra_replay,
-	grade_serve, grade_aiconfig, grade_nixl_ep;
-
-/* Graders by the name a workload entry gives (workload.grader). */
-static const struct {
-	const char *name;
-	grader_fn *fn;
-} graders[] = {
-	{"aiconfig", grade_aiconfig}, {"bash_cmd", grade_time}, {"bisection", grade_bisection},
-	{"chakra_replay", grade_chakra_replay}, {"deepep", grade_deepep},
-	{"fio", grade_fio}, {"jax_toolbox", grade_jax_toolbox}, {"kunai", grade_kunai},
-	{"megatron_bridge", grade_megatron_bridge}, {"megatron_run", grade_megatron_run},
-	{"nccl", grade_nccl}, {"nemo_launcher", grade_nemo_launcher}, {"nemo_run", grade_nemo_run},
-	{"nixl", grade_nixl}, {"nixl_ep", grade_nixl_ep},
-	{"osu", grade_osu}, {"serve", grade_serve}, {"sleep", grade_time},
-	{"slurm_container", grade_time}, {"ucc", grade_ucc},
-};
-
-grader_fn *
-grader_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < LEN(graders); i++)
-		if (strcmp(graders[i].name, name) == 0)
-			return graders[i].fn;
-	return NULL;
 }

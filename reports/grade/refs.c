@@ -9,6 +9,7 @@
 
 #include "reports/grade/grade.h"
 #include "gen/base/util.h"
+#include "reports/format.h"
 
 /* Is needle in hay, ignoring case? */
 static bool
@@ -36,6 +37,10 @@ pick(const struct plan_test *t, const char *sys, const struct metric *m)
 		const struct plan_ref *f = &t->refs[i];
 		if (strcmp(f->metric, m->name) != 0)
 			continue;
+		/* a ranged reference is for values at a message size in its range */
+		if (f->sized && (m->x < 0 || !m->x_name || strcmp(m->x_name, "bytes") != 0 || m->x < f->min_size ||
+		                 m->x > f->max_size))
+			continue;
 		if (!f->scope)
 			r = 1;
 		else if (sys && strcmp(f->scope, sys) == 0)
@@ -55,8 +60,15 @@ static void
 where(struct buf *b, const struct metric *m)
 {
 	buf_puts(b, m->name);
-	if (m->x >= 0)
-		buf_printf(b, " at %.0f %s", m->x, m->x_name ? m->x_name : "");
+	if (m->x >= 0 && m->x_name && strcmp(m->x_name, "bytes") == 0) {
+		buf_puts(b, " at ");
+		fmt_bytes(b, m->x);
+	} else if (m->x >= 0) {
+		buf_puts(b, " at ");
+		if (m->x_name)
+			buf_printf(b, "%s ", m->x_name);
+		fmt_num(b, m->x);
+	}
 	if (m->node)
 		buf_printf(b, " on %s", m->node);
 	if (m->gpu >= 0)
@@ -94,13 +106,18 @@ refs_apply(struct arena *a, const struct plan_test *t, const char *sys, struct r
 	if (!worst)
 		return;
 	where(&b, worst);
-	buf_printf(&b, ": %.4g %s is ", worst->value, worst->unit ? worst->unit : "");
+	buf_puts(&b, ": ");
+	fmt_value(&b, worst->value, worst->unit);
+	buf_puts(&b, " is ");
 	if (worst->ref->value != 0)
 		buf_printf(&b, "%.0f%% %s", 100 * worst_dev, worst->check == CHECK_LOW ? "below" : "above");
 	else
 		buf_puts(&b, worst->check == CHECK_LOW ? "below" : "above");
-	buf_printf(&b, " the reference %.4g (tolerance %.0f%%)", worst->ref->value,
-	           100 * fabs(worst->check == CHECK_LOW ? worst->ref->lower : worst->ref->upper));
+	buf_puts(&b, " the reference ");
+	fmt_value(&b, worst->ref->value, worst->unit);
+	buf_puts(&b, " (tolerance ");
+	fmt_percent(&b, fabs(worst->check == CHECK_LOW ? worst->ref->lower : worst->ref->upper));
+	buf_putc(&b, ')');
 	if (misses > 1)
 		buf_printf(&b, "; %zu values outside their reference in all", misses);
 	grade_demote(out, OUTCOME_PERF_FAILED, arena_strdup(a, b.data));

@@ -247,7 +247,8 @@ accuracy(struct arena *a, struct run_report *out)
 }
 
 void
-grade_serve(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_serve(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+            struct run_report *out)
 {
 	const char *w = grade_arg(r, "workloads"), *name = NULL;
 	struct csv c = {.a = a, .out = out};
@@ -292,7 +293,8 @@ grade_serve(struct arena *a, const struct plan_run *r, const char *text, size_t 
 }
 
 void
-grade_aiconfig(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_aiconfig(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+               struct run_report *out)
 {
 	static const struct {
 		const char *key, *unit;

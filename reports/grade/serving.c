@@ -143,8 +143,9 @@ no_result(struct arena *a, struct run_report *out, const char *what, const char 
 		grade_demote(out, OUTCOME_FAILED, arena_printf(a, "%s: %s", what, why));
 }
 
-static void
-grade_vllm(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out)
+void
+grade_vllm(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+           struct run_report *out)
 {
 	static const char *const pats[] = {"Accuracy:", NULL};
 	struct buf path = {0}, why = {0};
@@ -182,18 +183,19 @@ grade_vllm(struct arena *a, const struct plan_run *r, const char *dir, struct ru
 	buf_free(&why);
 }
 
-static void
-grade_sglang(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out)
+void
+grade_sglang(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+             struct run_report *out)
 {
 	static const char *const pats[] = {"Score:", "Accuracy:", NULL};
-	struct buf path = {0}, text = {0};
+	struct buf path = {0}, body = {0};
 	const char *p, *end;
 	cJSON *o = NULL;
 	double v;
 
 	buf_printf(&path, "%s/sglang-bench.jsonl", dir);
-	if (read_quiet(path.data, &text)) {
-		for (p = text.data, end = p + text.len; p < end && !o; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : end) {
+	if (read_quiet(path.data, &body)) {
+		for (p = body.data, end = p + body.len; p < end && !o; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : end) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			cJSON *j = cJSON_ParseWithLength(p, nl ? (size_t)(nl - p) : (size_t)(end - p));
 			if (cJSON_IsObject(j) && complete(j))
@@ -218,15 +220,16 @@ grade_sglang(struct arena *a, const struct plan_run *r, const char *dir, struct 
 			no_result(a, out, "semantic check", "no score in sglang-semantic-eval.log");
 	}
 	buf_free(&path);
-	buf_free(&text);
+	buf_free(&body);
 }
 
 /* TritonInference: CloudAI reports nothing; genai-perf's own summary,
  * profile_export_genai_perf.json in its artifact dir (the run dir), holds
  * one object per measure with unit, avg and percentiles. Absent: no
  * metrics (the client's exit status decided the run). */
-static void
-grade_triton(struct arena *a, const struct plan_run *r, const char *dir, struct run_report *out)
+void
+grade_triton(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+             struct run_report *out)
 {
 	static const struct {
 		const char *key, *name, *unit;
@@ -266,30 +269,4 @@ grade_triton(struct arena *a, const struct plan_run *r, const char *dir, struct 
 	cJSON_Delete(root);
 	buf_free(&path);
 	buf_free(&why);
-}
-
-grader_dir_fn grade_nixl_ep_logs; /* comm.c */
-grader_dir_fn grade_moe_results, grade_nixl_perftest; /* comm_files.c */
-
-static const struct {
-	const char *name;
-	grader_dir_fn *fn;
-} dir_graders[] = {
-	{"moe_benchmark", grade_moe_results},
-	{"nixl_ep", grade_nixl_ep_logs},
-	{"nixl_perftest", grade_nixl_perftest},
-	{"sglang", grade_sglang},
-	{"triton_inference", grade_triton},
-	{"vllm", grade_vllm},
-};
-
-grader_dir_fn *
-grader_dir_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < LEN(dir_graders); i++)
-		if (strcmp(dir_graders[i].name, name) == 0)
-			return dir_graders[i].fn;
-	return NULL;
 }

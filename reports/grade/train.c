@@ -197,20 +197,22 @@ grade_train(struct arena *a, const struct plan_run *r, const char *text, size_t 
 }
 
 void
-grade_nemo_launcher(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_nemo_launcher(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+                    struct run_report *out)
 {
 	grade_train(a, r, text, len, out, TRAIN_NEMO_LAUNCHER, "training.model.global_batch_size",
 	            "training.model.encoder_seq_length");
 }
 
 void
-grade_nemo_run(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_nemo_run(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+               struct run_report *out)
 {
 	grade_train(a, r, text, len, out, TRAIN_NEMO_RUN, "data.global_batch_size", "data.seq_length");
 }
 
 void
-grade_megatron_bridge(struct arena *a, const struct plan_run *r, const char *text, size_t len,
+grade_megatron_bridge(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
                       struct run_report *out)
 {
 	grade_train(a, r, text, len, out, TRAIN_MBRIDGE, "gb", "seq_length");
@@ -219,7 +221,8 @@ grade_megatron_bridge(struct arena *a, const struct plan_run *r, const char *tex
 /* Megatron-LM: iteration metrics; CloudAI's success check wants one
  * iteration line or a validation loss. */
 void
-grade_megatron_run(struct arena *a, const struct plan_run *r, const char *text, size_t len, struct run_report *out)
+grade_megatron_run(struct arena *a, const struct plan_run *r, const char *dir, const char *text, size_t len,
+                   struct run_report *out)
 {
 	struct train_result t;
 

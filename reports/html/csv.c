@@ -1,38 +1,18 @@
 /* csv.c: report/csv/WORKLOAD[_SHAPE].csv, for spreadsheets: one file per
  * workload and shape of value (whole run, per_gpu, per_size, epoch, pair),
  * one row per run and node (and GPU, size or epoch), one column per metric
- * with its unit. Fields are
- * quoted as RFC 4180 says; text that a spreadsheet would take for a
- * formula gets a leading '. */
+ * with its unit. Text fields go through csv_field (RFC 4180 quoting, a
+ * leading ' where a spreadsheet would see a formula); numbers through
+ * fmt_data (integers exact). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/base/escape.h"
+#include "reports/format.h"
 #include "reports/html/html.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
-
-static void
-field(struct buf *out, const char *s)
-{
-	const char *p;
-
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n") && !strchr("=+@", s[0] ? s[0] : 'x')) {
-		buf_puts(out, s);
-		return;
-	}
-	buf_putc(out, '"');
-	if (strchr("=+@", s[0]))
-		buf_putc(out, '\'');
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			buf_putc(out, '"');
-		buf_putc(out, *p);
-	}
-	buf_putc(out, '"');
-}
 
 /* One file: a workload's values of one shape (whole run, per GPU, per
  * message size, per epoch), one column per metric. */
@@ -130,27 +110,29 @@ run_rows(struct buf *out, const struct run_report *r, const struct family *f, si
 	}
 	for (k = 0; k < n; k++) {
 		const struct metric *m = (*rows)[k].first;
-		field(out, r->dir);
+		csv_field(out, r->dir);
 		buf_putc(out, ',');
-		field(out, r->id);
+		csv_field(out, r->id);
 		buf_printf(out, ",%d,", r->iteration);
 		if (r->step > 0)
 			buf_printf(out, "%d", r->step);
 		buf_printf(out, ",%s,", outcome_name(r->outcome));
-		field(out, m->node);
+		csv_field(out, m->node);
 		buf_putc(out, ',');
 		if (m->gpu >= 0)
 			buf_printf(out, "%d", m->gpu);
 		buf_putc(out, ',');
-		field(out, m->gpu_model);
-		if (*f->kind && m->x >= 0)
-			buf_printf(out, ",%.9g", m->x);
+		csv_field(out, m->gpu_model);
+		if (*f->kind && m->x >= 0) {
+			buf_putc(out, ',');
+			fmt_data(out, m->x);
+		}
 		else if (*f->kind && strcmp(f->kind, "per_gpu") != 0)
 			buf_putc(out, ',');
 		for (c = 0; c < f->n_cols; c++) {
 			buf_putc(out, ',');
 			if ((*rows)[k].cells[c])
-				buf_printf(out, "%.9g", (*rows)[k].cells[c]->value);
+				fmt_data(out, (*rows)[k].cells[c]->value);
 		}
 		buf_puts(out, "\r\n");
 		free((*rows)[k].cells);
@@ -172,7 +154,7 @@ header(struct buf *out, const struct family *f)
 		if (f->units[c] && *f->units[c])
 			buf_printf(&h, " (%s)", f->units[c]);
 		buf_putc(out, ',');
-		field(out, h.data);
+		csv_field(out, h.data);
 	}
 	buf_puts(out, "\r\n");
 	buf_free(&h);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reports/format.h"
 #include "reports/html/html.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
@@ -28,7 +29,7 @@ static const char style[] =
 	"th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}\n"
 	"th{background:#f0f0f0}\n"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-	".passed{background:#e6f4e6}.failed,.perf-failed,.timeout{background:#fbe3e3}\n"
+	".passed{background:#e6f4e6}.failed,.perf-failed,.suspect,.timeout{background:#fbe3e3}\n"
 	".cancelled,.node-fail,.infra{background:#fdf0d5}.skipped,.not-run,.running{background:#eeeeee}\n"
 	".low,.high{color:#b00000;font-weight:bold}\n"
 	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow:auto;max-height:30em;white-space:pre-wrap}\n"
@@ -49,6 +50,7 @@ head(struct buf *out, const char *title, const char *up)
 	esc(out, title);
 	buf_puts(out, "</title>\n");
 	buf_puts(out, style);
+	buf_printf(out, "<style>\n%s</style>\n", html_fleet_style);
 	buf_puts(out, "</head>\n<body>\n");
 	if (up)
 		buf_printf(out, "<p><a href=\"%s\">&#8592; all runs</a></p>\n", up);
@@ -63,15 +65,15 @@ run_name(struct buf *out, const struct run_report *r)
 		buf_printf(out, " step %d", r->step);
 }
 
-/* "9.22 GB/s" */
+/* "9.22 GB/s", "8 GiB" */
 static void
 value(struct buf *out, const struct metric *m)
 {
-	buf_printf(out, "%.4g", m->value);
-	if (m->unit && *m->unit) {
-		buf_putc(out, ' ');
-		esc(out, m->unit);
-	}
+	struct buf t = {0};
+
+	fmt_value(&t, m->value, m->unit);
+	esc(out, buf_str(&t));
+	buf_free(&t);
 }
 
 static void
@@ -100,7 +102,12 @@ check_text(struct buf *out, const struct metric *m)
 
 	buf_printf(out, "<td class=\"%s\">%s", check_class(m), names[m->check]);
 	if (m->ref) {
-		buf_printf(out, " (reference %.4g", m->ref->value);
+		struct buf t = {0};
+
+		fmt_value(&t, m->ref->value, m->ref->unit ? m->ref->unit : m->unit);
+		buf_puts(out, " (reference ");
+		esc(out, buf_str(&t));
+		buf_free(&t);
 		if (!isinf(m->ref->lower))
 			buf_printf(out, ", -%.0f%%", -100 * m->ref->lower);
 		if (!isinf(m->ref->upper))
@@ -108,6 +115,13 @@ check_text(struct buf *out, const struct metric *m)
 		if (m->ref->scope) {
 			buf_puts(out, ", for ");
 			esc(out, m->ref->scope);
+		}
+		if (m->ref->sized) {
+			buf_puts(out, ", sizes ");
+			fmt_bytes(out, m->ref->min_size);
+			buf_puts(out, isinf(m->ref->max_size) ? " and up" : " to ");
+			if (!isinf(m->ref->max_size))
+				fmt_bytes(out, m->ref->max_size);
 		}
 		buf_putc(out, ')');
 	}
@@ -174,7 +188,8 @@ results_date(const struct summary *s)
 }
 
 static void
-index_page(const struct summary *s, const char *const *stems, struct buf *out)
+index_page(const struct summary *s, const char *const *stems, bool history, const char *overlays,
+           struct buf *out)
 {
 	const char *date = results_date(s);
 	struct buf paths = {0};
@@ -183,7 +198,9 @@ index_page(const struct summary *s, const char *const *stems, struct buf *out)
 	head(out, s->scenario, NULL);
 	buf_puts(out, "<h1>");
 	esc(out, s->scenario);
-	buf_puts(out, "</h1>\n<p><strong>");
+	buf_puts(out, "</h1>\n");
+	html_fleet_verdict(out, s);
+	buf_puts(out, "<p><strong>");
 	summary_paths(s, &paths);
 	esc(out, paths.data);
 	buf_puts(out, "</strong></p>\n<table>\n<tr><th>scenario</th><td>");
@@ -197,8 +214,14 @@ index_page(const struct summary *s, const char *const *stems, struct buf *out)
 	counts(out, s);
 	buf_puts(out, "</td></tr>\n</table>\n<p>Also: <a href=\"summary.md\">summary.md</a>, "
 	              "<a href=\"summary.json\">summary.json</a>, <a href=\"junit.xml\">junit.xml</a>, "
-	              "<a href=\"csv/index.html\">CSV files</a>.</p>\n");
-	buf_puts(out, "<table>\n<thead><tr><th>run</th><th>outcome</th><th>reason</th><th>key metrics</th>"
+	              "<a href=\"csv/index.html\">CSV files</a>");
+	if (history)
+		buf_puts(out, ", <a href=\"history.md\">history.md</a> (values against earlier campaigns)");
+	buf_puts(out, ".</p>\n");
+	if (overlays && *overlays)
+		buf_printf(out, "<h2>every run of a test on one plot</h2>\n%s", overlays);
+	html_fleet_views(out, s, stems);
+	buf_puts(out, "<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>outcome</th><th>reason</th><th>key metrics</th>"
 	              "<th>nodes</th><th>path</th><th>time</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < s->n_runs; i++) {
 		const struct run_report *r = &s->runs[i];
@@ -214,7 +237,7 @@ index_page(const struct summary *s, const char *const *stems, struct buf *out)
 		esc(out, r->path ? r->path : "");
 		buf_puts(out, "</td><td class=\"num\">");
 		if (r->duration_s >= 0)
-			buf_printf(out, "%.1f s", r->duration_s);
+			fmt_seconds(out, r->duration_s);
 		buf_puts(out, "</td></tr>\n");
 	}
 	buf_puts(out, "</tbody>\n</table>\n</body>\n</html>\n");
@@ -248,8 +271,13 @@ value_row(struct buf *out, const struct metric *m, bool series)
 {
 	buf_puts(out, "<tr><td>");
 	esc(out, m->name);
-	if (series)
-		buf_printf(out, "</td><td class=\"num\">%.9g", m->x);
+	if (series) {
+		buf_puts(out, "</td><td class=\"num\">");
+		if (m->x_name && strcmp(m->x_name, "bytes") == 0)
+			fmt_bytes(out, m->x);
+		else
+			fmt_num(out, m->x);
+	}
 	buf_puts(out, "</td><td class=\"num\">");
 	value(out, m);
 	buf_puts(out, "</td><td>");
@@ -270,6 +298,15 @@ run_page(const char *root, const struct run_report *r, const char *stem, bool pl
 	buf_printf(out, "</h1>\n<table>\n<tr><th>outcome</th><td class=\"%s\">%s</td></tr>\n<tr><th>reason</th><td>",
 	           outcome_name(r->outcome), outcome_name(r->outcome));
 	esc(out, r->reason ? r->reason : "");
+	buf_puts(out, "</td></tr>\n<tr><th>scheduler</th><td>");
+	if (r->job_state || r->job_outcome) {
+		esc(out, r->job_state ? r->job_state : "");
+		buf_puts(out, r->job_state ? " (job " : "(job ");
+		esc(out, r->job_outcome ? r->job_outcome : "not ended");
+		buf_puts(out, r->outcome == OUTCOME_PASSED || (r->job_outcome && !strcmp(r->job_outcome, outcome_name(r->outcome)))
+		                  ? ")"
+		                  : "; graded as above)");
+	}
 	buf_puts(out, "</td></tr>\n<tr><th>workload</th><td>");
 	esc(out, r->workload ? r->workload : "");
 	buf_puts(out, "</td></tr>\n<tr><th>path</th><td>");
@@ -317,10 +354,45 @@ run_page(const char *root, const struct run_report *r, const char *stem, bool pl
 	buf_puts(out, "</body>\n</html>\n");
 }
 
+/* The overlay plot of each test that has one (report/plots/test-*.svg,
+ * drawn by its ninja edge), in the order the tests first appear. */
+static void
+overlay_imgs(const char *root, const struct summary *s, struct buf *out)
+{
+	struct buf stem = {0}, path = {0};
+	const char **seen = xcalloc(s->n_runs + 1, sizeof(*seen));
+	size_t i, j, n = 0;
+	struct stat st;
+
+	for (i = 0; i < s->n_runs; i++) {
+		const struct run_report *r = &s->runs[i];
+		/* a test's runs are mostly together: few ids to look through */
+		for (j = n; j > 0 && strcmp(seen[j - 1], r->id) != 0; j--)
+			;
+		if (j > 0)
+			continue;
+		seen[n++] = r->id;
+		if (!r->workload || !workload_plot(workload_find(r->workload)))
+			continue;
+		stem.len = 0;
+		workload_test_stem(r->id, &stem);
+		path.len = 0;
+		buf_printf(&path, "%s/report/plots/%s.svg", root, stem.data);
+		if (stat(path.data, &st) != 0)
+			continue;
+		buf_printf(out, "<p><img src=\"plots/%s.svg\" alt=\"every run of ", stem.data);
+		xml_escape(out, r->id, strlen(r->id), true);
+		buf_puts(out, "\"/></p>\n");
+	}
+	free(seen);
+	buf_free(&stem);
+	buf_free(&path);
+}
+
 bool
 html_write(const char *root, const struct summary *s)
 {
-	struct buf page = {0}, path = {0}, stem = {0};
+	struct buf page = {0}, path = {0}, stem = {0}, over = {0};
 	char **stems = xcalloc(s->n_runs + 1, sizeof(*stems));
 	struct stat st;
 	bool ok = true;
@@ -357,7 +429,10 @@ html_write(const char *root, const struct summary *s)
 		arena_free(&a);
 	}
 	page.len = 0;
-	index_page(s, (const char *const *)stems, &page);
+	overlay_imgs(root, s, &over);
+	path.len = 0;
+	buf_printf(&path, "%s/report/history.md", root);
+	index_page(s, (const char *const *)stems, stat(path.data, &st) == 0, over.data, &page);
 	path.len = 0;
 	buf_printf(&path, "%s/report/index.html", root);
 	ok = ok && write_file_atomic(path.data, page.data, page.len);
@@ -367,5 +442,6 @@ html_write(const char *root, const struct summary *s)
 	buf_free(&page);
 	buf_free(&path);
 	buf_free(&stem);
+	buf_free(&over);
 	return ok;
 }

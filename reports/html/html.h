@@ -4,7 +4,17 @@
 
 #include <stdbool.h>
 
+struct buf;
 struct summary;
+
+/* html/fleet.c: the styles of the fleet section. */
+extern const char html_fleet_style[];
+/* Appends the fleet verdict of s->fleet: the line, the multi-node runs
+ * tied to nodes, the peers' notes (nothing when NULL). */
+void html_fleet_verdict(struct buf *out, const struct summary *s);
+/* Appends the nodes x tests and GPUs x metrics views of s->fleet
+ * (nothing when NULL); stems[i] names run i's page. */
+void html_fleet_views(struct buf *out, const struct summary *s, const char *const *stems);
 
 /* Writes root/report/index.html and one page per run in root/report/runs/
  * (plots linked where root/report/plots/ has them). Returns false after

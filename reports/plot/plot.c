@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "reports/format.h"
 #include "reports/plot/plot.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
@@ -69,9 +70,10 @@ find(const struct run_report *r, const char *name, double x)
 static void
 val(struct buf *d, const struct metric *m)
 {
-	if (m)
-		buf_printf(d, " %.9g", m->value);
-	else
+	if (m) {
+		buf_putc(d, ' ');
+		fmt_data(d, m->value);
+	} else
 		buf_puts(d, " NaN");
 }
 
@@ -85,7 +87,7 @@ series(struct buf *d, const struct run_report *r, const char *name, const char *
 		const struct metric *m = &r->metrics[i];
 		if (m->x < 0 || strcmp(m->name, name) != 0)
 			continue;
-		buf_printf(d, "%.9g", m->x);
+		fmt_data(d, m->x);
 		val(d, m);
 		if (second)
 			val(d, find(r, second, m->x));
@@ -133,7 +135,9 @@ gemm(struct buf *d, struct buf *vars, const struct run_report *r)
 			for (const char *p = label.data; *p; p++)
 				if (*p != '"' && (unsigned char)*p >= 0x20)
 					buf_putc(d, *p);
-			buf_printf(d, "\" %.9g\n", o->value);
+			buf_puts(d, "\" ");
+			fmt_data(d, o->value);
+			buf_putc(d, '\n');
 			rows++;
 		}
 	}
@@ -287,8 +291,12 @@ cmd_plot(int argc, char **argv)
 	size_t rows = 0;
 	int rc = 1;
 
+	if (argc == 5 && strcmp(argv[2], "--test") == 0)
+		return plot_test_cmd(argv[1], argv[3], argv[4]);
 	if (argc != 4) {
-		fputs("usage: kunai plot KIND DIR/report.json OUT.svg   (KIND: busbw, gemm, loss, osu, ucc)\n", stderr);
+		fputs("usage: kunai plot KIND DIR/report.json OUT.svg   (KIND: busbw, gemm, loss, osu, ucc)\n"
+		      "       kunai plot KIND --test ID OUT.svg         (every run of test ID, in the build dir)\n",
+		      stderr);
 		return 2;
 	}
 	/* a name no concurrent plot of the same file uses */

@@ -51,6 +51,7 @@ struct job {
 	long poll_max_ms;    /* cap of the scheduler poll interval */
 	long trust_record_s; /* slurm: an exit record unconfirmed this long is the end */
 	const char *command; /* the options, as job.json records them */
+	const char *single;  /* slurm: the allocation's batch script (--single-sbatch), or NULL */
 
 	/* state */
 	struct arena arena;
@@ -189,6 +190,12 @@ void job_supervise(struct job *j, long grace_s) __attribute__((noreturn));
 /* sbatch --parsable from DIR; retries transient errors. Returns false with
  * an infra outcome in info when it fails; *retryable says whether another
  * attempt could succeed (limits, not a bad script). */
+/* job_single.c (--single-sbatch): queues the run for the scenario's one
+ * allocation, submitting the allocation when none is alive; false after
+ * reporting. */
+bool single_submit(struct job *j, bool *retryable);
+/* Waits for the run's own start or exit record, watching the allocation. */
+enum job_wait single_wait(struct job *j, bool want_start);
 bool slurm_submit(struct job *j, bool *retryable);
 enum job_wait slurm_wait(struct job *j, bool want_start);
 /* A driver killed between sbatch and job.json left a job behind: looks

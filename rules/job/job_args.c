@@ -29,7 +29,8 @@ usage_job(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputs("\nusage: kunai job run|start --scheduler standalone|slurm|kubernetes [--workload NAME]\n"
 	      "         [--time-limit SEC] [--after-start DIR:DELAY]... [--stop-with ID]...\n"
-	      "         [--delay SEC] [--retries N] [--poll-max SEC]\n"
+	      "         [--delay SEC] [--retries N] [--poll-max SEC] [--launch-dir DIR]\n"
+	      "         [--single-sbatch SCRIPT]\n"
 	      "         [--node-group PARTITION:GROUP:N:NODES]... [--also-nodes NODES] [--exclude-nodes NODES]\n"
 	      "         DIR|DIR/kunai.stamp\n"
 	      "The run's script may carry these options on #KUNAI lines at its top (gen\n"
@@ -106,6 +107,17 @@ option(struct job *j, const char *a, const char *val)
 		j->node_groups = arena_reserve(&j->arena, j->node_groups, j->n_node_groups, j->n_node_groups + 1,
 		                               &j->cap_node_groups, sizeof(*j->node_groups));
 		j->node_groups[j->n_node_groups++] = val;
+	} else if (strcmp(a, "--launch-dir") == 0) {
+		/* CloudAI's $PWD (the dir kunai gen ran in), which the job's
+		 * script reads from the environment sbatch or bash inherit */
+		if (val[0] != '/')
+			return usage_job("--launch-dir '%s': an absolute path expected", val);
+		if (setenv(SH_LAUNCH_VAR, val, 1) != 0)
+			return usage_job("--launch-dir '%s': cannot set the environment", val);
+	} else if (strcmp(a, "--single-sbatch") == 0) {
+		if (!*val || strchr(val, '/'))
+			return usage_job("--single-sbatch '%s': the allocation's script in the build dir expected", val);
+		j->single = val;
 	} else if (strcmp(a, "--also-nodes") == 0) {
 		j->also_nodes = val;
 	} else if (strcmp(a, "--exclude-nodes") == 0) {

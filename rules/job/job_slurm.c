@@ -252,6 +252,9 @@ slurm_find_submitted(struct job *j)
 	size_t n = strlen(comment), id;
 	bool found = false;
 
+	if (j->single)
+		return false; /* its queue entry is replaced when it is queued again */
+
 	if (!name || slurm_cmd(j, argv, NULL, 4, false, &out, &err) != 0) {
 		buf_free(&out);
 		buf_free(&err);
@@ -287,6 +290,8 @@ slurm_submit(struct job *j, bool *retryable)
 	size_t n, k = 4;
 	int rc, nn = 0;
 
+	if (j->single)
+		return single_submit(j, retryable);
 	*retryable = false;
 	buf_printf(&comment, "--comment=%s", run_comment(j));
 	argv[3] = comment.data;
@@ -466,6 +471,8 @@ slurm_wait(struct job *j, bool want_start)
 	long tick = 100;
 	int missing = 0, f;
 
+	if (j->single)
+		return single_wait(j, want_start);
 	if (!poll_register(j))
 		warn("%s: job %s is watched through its own records only", j->dir, j->info.job_id);
 	for (;;) {

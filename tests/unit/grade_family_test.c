@@ -21,7 +21,7 @@ test_serve(const char *tmp)
 	struct arena a = {0};
 	struct plan_arg args[] = {{"workloads", "aiperf.sh"}, {"aiperf_accuracy.cli", "--model {model}"}};
 	static size_t runs[] = {0};
-	struct plan_test t = {"dyn", "AIDynamo", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"dyn", "AIDynamo", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"dyn/0", "dyn", 0, 0, 0, args, 2};
 	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -130,19 +130,19 @@ test_nixl(void)
 		return;
 	memset(&rep, 0, sizeof(rep));
 	rep.outcome = OUTCOME_PASSED;
-	g(&a, NULL, six, strlen(six), &rep);
+	g(&a, NULL, ".", six, strlen(six), &rep);
 	ok(rep.n_metrics == 4 && rep.outcome == OUTCOME_PASSED, "nixl: two rows, latency and bandwidth each");
 	ok(rep.n_metrics == 4 && near(rep.metrics[2].value, 45.0) && near(rep.metrics[3].value, 23.3) &&
 	       near(rep.metrics[3].x, 1048576) && strcmp(rep.metrics[3].unit, "GB/s") == 0,
 	   "nixl: 6 columns: latency third, bandwidth last, per block size");
 	memset(&rep, 0, sizeof(rep));
 	rep.outcome = OUTCOME_PASSED;
-	g(&a, NULL, ten, strlen(ten), &rep);
+	g(&a, NULL, ".", ten, strlen(ten), &rep);
 	ok(rep.n_metrics == 2 && near(rep.metrics[0].value, 20.25) && near(rep.metrics[1].value, 12.5),
 	   "nixl: 10 columns: bandwidth third, latency fourth");
 	memset(&rep, 0, sizeof(rep));
 	rep.outcome = OUTCOME_PASSED;
-	g(&a, NULL, "4096 1 3.25 0 0 1.26\n", 21, &rep);
+	g(&a, NULL, ".", "4096 1 3.25 0 0 1.26\n", 21, &rep);
 	ok(rep.n_metrics == 0 && rep.outcome == OUTCOME_FAILED, "nixl: rows without the header are not results");
 	arena_free(&a);
 }
@@ -168,7 +168,7 @@ test_deepep(void)
 		return;
 	memset(&rep, 0, sizeof(rep));
 	rep.outcome = OUTCOME_PASSED;
-	g(&a, NULL, out, strlen(out), &rep);
+	g(&a, NULL, ".", out, strlen(out), &rep);
 	ok(near(metric(&rep, "dispatch_rdma_bw"), 43.0) && near(metric(&rep, "dispatch_nvl_bw"), 141.0),
 	   "deepep: the nodes' best dispatch, averaged (%g, %g)", metric(&rep, "dispatch_rdma_bw"),
 	   metric(&rep, "dispatch_nvl_bw"));
@@ -254,7 +254,7 @@ test_jax(void)
 		buf_puts(&b, "[PAX STATUS]: E2E time: Elapsed time for <_main>: 99 seconds\n\n");
 	}
 	memset(&rep, 0, sizeof(rep));
-	g(&a, &r, b.data, b.len, &rep);
+	g(&a, &r, ".", b.data, b.len, &rep);
 	ok(rep.outcome == OUTCOME_PASSED && (m = metric_of(&rep, "step_time_s", NULL)) && near(m->value, 2.0) &&
 	       (m = metric_of(&rep, "steps", NULL)) && near(m->value, 4) &&
 	       (m = metric_of(&rep, "step_time_max_s", NULL)) && near(m->value, 3.0),
@@ -263,17 +263,17 @@ test_jax(void)
 	       (m = metric_of(&rep, "node_step_time_s", "node 0")) && near(m->value, 1.0),
 	   "JaxToolbox: the mean per node, named by the file's node index");
 	memset(&rep, 0, sizeof(rep));
-	g(&a, &r, strstr(b.data, "==> error-7-0"), strlen(strstr(b.data, "==> error-7-0")), &rep);
+	g(&a, &r, ".", strstr(b.data, "==> error-7-0"), strlen(strstr(b.data, "==> error-7-0")), &rep);
 	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "profile_stderr"),
 	   "JaxToolbox: with PGLE, no profile log fails the run (%s)", rep.reason ? rep.reason : "");
 	memset(&rep, 0, sizeof(rep));
-	g(&a, &nopgle, strstr(b.data, "==> error-7-0"), strlen(strstr(b.data, "==> error-7-0")), &rep);
+	g(&a, &nopgle, ".", strstr(b.data, "==> error-7-0"), strlen(strstr(b.data, "==> error-7-0")), &rep);
 	ok(rep.outcome == OUTCOME_PASSED, "JaxToolbox: without PGLE, no profile log is expected");
 	b.len = 0;
 	buf_puts(&b, "==> profile_stderr_0.txt <==\n[PAX STATUS]: E2E time: Elapsed time for <_main>: 1 s\n"
 	             "==> error-7-0-0.txt <==\nTerminating process because the coordinator detected missing heartbeats\n");
 	memset(&rep, 0, sizeof(rep));
-	g(&a, &r, b.data, b.len, &rep);
+	g(&a, &r, ".", b.data, b.len, &rep);
 	ok(rep.outcome == OUTCOME_FAILED && strstr(rep.reason, "error-7-0-0.txt: the coordinator"),
 	   "JaxToolbox: a known error in a task log fails the run, named (%s)", rep.reason ? rep.reason : "");
 	buf_free(&b);
@@ -306,7 +306,7 @@ test_chakra(void)
 	const struct metric *m;
 
 	memset(&rep, 0, sizeof(rep));
-	g(&a, &r, out, strlen(out), &rep);
+	g(&a, &r, ".", out, strlen(out), &rep);
 	ok((m = metric_of(&rep, "all_reduce_count", NULL)) && near(m->value, 10) &&
 	       (m = metric_of(&rep, "all_to_all_count", NULL)) && near(m->value, 6),
 	   "ChakraReplay: replay counts per op (the last one stands)");
@@ -327,7 +327,7 @@ test_nixl_ep(const char *tmp)
 	struct arena a = {0};
 	struct plan_arg args[] = {{"plan", "[[0, 1], [0, 1, 2, 3]]"}};
 	static size_t runs[] = {0};
-	struct plan_test t = {"ep", "NixlEP", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"ep", "NixlEP", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"ep/0", "ep", 0, 0, 0, args, 1};
 	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -417,7 +417,7 @@ test_moe(const char *tmp)
 {
 	struct arena a = {0};
 	static size_t runs[] = {0};
-	struct plan_test t = {"moe", "MoEBenchmark", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"moe", "MoEBenchmark", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"moe/0", "moe", 0, 0, 0, NULL, 0};
 	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -484,7 +484,7 @@ test_nixl_perftest(const char *tmp)
 {
 	struct arena a = {0};
 	static size_t runs[] = {0};
-	struct plan_test t = {"np", "NixlPerftest", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"np", "NixlPerftest", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"np/0", "np", 0, 0, 0, NULL, 0};
 	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;

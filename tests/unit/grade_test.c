@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reports/format.h"
 #include "reports/report.h"
 #include "reports/grade/grade.h"
 #include "tap.h"
@@ -203,9 +204,9 @@ test_skipped(void)
 	struct plan_dep e_deps[] = {{PLAN_AFTER_COMP, 2}}, b_deps[] = {{PLAN_AFTER_COMP, 1}},
 	                c_deps[] = {{PLAN_AFTER_START, 1}};
 	struct plan_test tests[] = {
-		{"e", "Sleep", e_deps, 1, e_runs, 1, NULL, 0}, {"a", "Sleep", NULL, 0, a_runs, 2, NULL, 0},
-		{"b", "Sleep", b_deps, 1, b_runs, 1, NULL, 0}, {"c", "Sleep", c_deps, 1, c_runs, 1, NULL, 0},
-		{"d", "Sleep", NULL, 0, d_runs, 2, NULL, 0},
+		{"e", "Sleep", e_deps, 1, e_runs, 1, NULL, 0, NULL, {0}}, {"a", "Sleep", NULL, 0, a_runs, 2, NULL, 0, NULL, {0}},
+		{"b", "Sleep", b_deps, 1, b_runs, 1, NULL, 0, NULL, {0}}, {"c", "Sleep", c_deps, 1, c_runs, 1, NULL, 0, NULL, {0}},
+		{"d", "Sleep", NULL, 0, d_runs, 2, NULL, 0, NULL, {0}},
 	};
 	struct plan_run pr[7];
 	size_t i;
@@ -260,7 +261,7 @@ test_grade_run(const char *tmp)
 	struct arena a = {0};
 	struct plan_arg args[] = {{"min_busbw", "300"}};
 	static size_t runs[] = {0};
-	struct plan_test t = {"nccl", "NcclTest", NULL, 0, runs, 1, NULL, 0};
+	struct plan_test t = {"nccl", "NcclTest", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"nccl/0", "nccl", 0, 0, 0, NULL, 0};
 	struct plan p = {"s", "standalone", NULL, &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -328,11 +329,11 @@ test_kunai(const char *tmp)
 	struct arena a = {0};
 	static size_t runs[] = {0};
 	struct plan_ref refs[] = {
-		{NULL, "bf16_tflops", "TFLOP/s", 100, -0.1, INFINITY},
-		{"H100", "bf16_tflops", "TFLOP/s", 625, -0.1, INFINITY},
-		{"B200", "fp64_tflops", "TFLOP/s", 40, -0.1, INFINITY},
+		{NULL, "bf16_tflops", "TFLOP/s", 100, -0.1, INFINITY, false, 0, INFINITY},
+		{"H100", "bf16_tflops", "TFLOP/s", 625, -0.1, INFINITY, false, 0, INFINITY},
+		{"B200", "fp64_tflops", "TFLOP/s", 40, -0.1, INFINITY, false, 0, INFINITY},
 	};
-	struct plan_test t = {"gemm", "KunaiGemm", NULL, 0, runs, 1, refs, 3};
+	struct plan_test t = {"gemm", "KunaiGemm", NULL, 0, runs, 1, refs, 3, NULL, {0}};
 	struct plan_run r = {"gemm/0", "gemm", 0, 0, 0, NULL, 0};
 	struct plan p = {"s", "slurm", "cluster", &t, 1, &r, 1, NULL, 0};
 	struct run_report rep;
@@ -369,7 +370,7 @@ test_kunai(const char *tmp)
 	   "the slow GPU: node, index, model, unit, the H100 reference");
 	ok(rep.outcome == OUTCOME_PERF_FAILED && rep.reason &&
 	   strstr(rep.reason, "bf16_tflops on node-003 GPU 1 (NVIDIA H100 80GB HBM3): 512 TFLOP/s is 18% below "
-	                      "the reference 625 (tolerance 10%)"),
+	                      "the reference 625 TFLOP/s (tolerance 10%)"),
 	   "perf-failed with the numbers (%s)", rep.reason ? rep.reason : "");
 	ok(rep.path && strcmp(rep.path, "gpu") == 0, "GPU path");
 
@@ -448,6 +449,38 @@ test_readback(const char *tmp)
 }
 
 /* JaxToolbox: the logs the batch script copies to stdout. */
+/* One way to write a number in every report (P13, P15). */
+static void
+test_format(void)
+{
+	static const struct {
+		double v;
+		const char *unit, *out;
+	} cases[] = {
+		{4294967296.0, "B", "4 GiB"}, {262144, "B", "256 KiB"}, {8589934592.0, "B", "8 GiB"},
+		{1572864, "B", "1.5 MiB"}, {100, "B", "100 B"}, {12, "count", "12"},
+		{0.95, "ratio", "95%"}, {0.004, "ratio", "0.4%"}, {0.39, "s", "0.39 s"}, {0.0, "s", "0.00 s"},
+		{123.456, "s", "123.5 s"}, {470, "GB/s", "470 GB/s"}, {289.94, "GB/s", "289.9 GB/s"},
+		{4294967296.0, "GB/s", "4294967296 GB/s"}, {2.5, NULL, "2.5"},
+	};
+	struct buf b = {0};
+	size_t i;
+
+	for (i = 0; i < LEN(cases); i++) {
+		b.len = 0;
+		fmt_value(&b, cases[i].v, cases[i].unit);
+		ok(strcmp(buf_str(&b), cases[i].out) == 0, "fmt_value %s: %s", cases[i].out, buf_str(&b));
+	}
+	b.len = 0;
+	fmt_data(&b, 4294967296.0);
+	buf_putc(&b, ' ');
+	fmt_data(&b, 0.1);
+	buf_putc(&b, ' ');
+	fmt_data(&b, 1e300);
+	ok(strcmp(buf_str(&b), "4294967296 0.1 1e+300") == 0, "fmt_data: integers exact: %s", buf_str(&b));
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -458,6 +491,7 @@ main(void)
 		return 1;
 	}
 	test_nccl();
+	test_format();
 	test_time();
 	test_xml();
 	test_tail(tmp);

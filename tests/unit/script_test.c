@@ -326,9 +326,9 @@ test_hooks_and_quoting(struct campaign *c)
 	r->time_limit = 3000;
 	s = gen_slurm(r, &h);
 	ok(has_line(s, "#SBATCH --time=00:50:00"), "time limit formatted");
-	ok(has_line(s, "export A=\"x y $HOME 'q'\"") && has_line(s, "export B='`id` $(id) \"q\"'") &&
+	ok(has_line(s, "export A=\"x y $HOME 'q'\"") && has_line(s, "export B=\"`id` $(id) \\\"q\\\"\"") &&
 	       has_line(s, "export CUDA_VISIBLE_DEVICES=0,1"),
-	   "env values are shell-quoted, their parameter references live");
+	   "env values are one word, their expansions and substitutions live");
 	ok(strstr(s, "\nsrun --output=\"$RUN_DIR/pre_test/nccl_test_all_gather/stdout.txt\" "
 	             "--error=\"$RUN_DIR/pre_test/nccl_test_all_gather/stderr.txt\" --export=ALL --mpi=pmix -N1 "
 	             "--container-image=\"$INSTALL_DIR/nvcr.io_nvidia__pytorch__25.06-py3.sqsh\" "
@@ -351,9 +351,9 @@ test_hooks_and_quoting(struct campaign *c)
 	ok(strstr(s, "/Users") == NULL && strstr(s, "/opt/cloudai/output") == NULL && strstr(s, "/home/") == NULL,
 	   "no absolute build path");
 	script_env(r, &b);
-	ok(strcmp(buf_str(&b), "export A=\"x y $HOME 'q'\"\nexport B=\"\\`id\\` \\$(id) \\\"q\\\"\"\n"
+	ok(strcmp(buf_str(&b), "export A=\"x y $HOME 'q'\"\nexport B=\"`id` $(id) \\\"q\\\"\"\n"
 	                       "export CUDA_VISIBLE_DEVICES=\"0,1\"\n") == 0,
-	   "env_vars.sh: export K=\"V\" with V escaped but for parameter references");
+	   "env_vars.sh: export K=\"V\" by the same rule as the script's exports");
 	b.len = 0;
 
 	ok(script_standalone(&A, r, &h, &b), "script_standalone");
@@ -486,6 +486,78 @@ dump_golden(struct campaign *c, const char *dir)
 	buf_free(&b);
 }
 
+
+/* CSV and Markdown text from run output: nothing a spreadsheet or a
+ * Markdown renderer would run or link. */
+static void
+test_report_text(void)
+{
+	static const struct {
+		const char *in, *out;
+	} csv[] = {
+		{"node-01", "node-01"}, {"a,b", "\"a,b\""}, {"say \"hi\"", "\"say \"\"hi\"\"\""},
+		{"=1+2", "\"'=1+2\""}, {"+1", "\"'+1\""}, {"-1", "\"'-1\""}, {"@SUM(A1)", "\"'@SUM(A1)\""},
+		{"\tx", "\"'\tx\""}, {"\rx", "\"'\rx\""}, {"a-b=c", "a-b=c"}, {"", ""},
+	};
+	struct buf b = {0};
+	size_t i;
+
+	for (i = 0; i < LEN(csv); i++) {
+		b.len = 0;
+		csv_field(&b, csv[i].in);
+		ok(strcmp(buf_str(&b), csv[i].out) == 0, "csv_field: %s", buf_str(&b));
+	}
+	b.len = 0;
+	md_text(&b, "<script>x</script> [a](http://e) ![i](j) `c` a|b \\[ & \n");
+	ok(strcmp(buf_str(&b), "&lt;script&gt;x&lt;/script&gt; \\[a\\](http://e) !\\[i\\](j) \\`c\\` a\\|b \\\\\\[ &amp;  ") ==
+	       0,
+	   "md_text: no HTML, link, code span or cell break: %s", buf_str(&b));
+	buf_free(&b);
+}
+
+/* Live values: the body written for each value, and what sh_live_check
+ * says of CloudAI's bare line (NULL: the same value). */
+static void
+test_live(void)
+{
+	static const struct {
+		const char *in, *body;
+		bool differs, bad;
+	} t[] = {
+		{"$(scontrol show hostname $SLURM_JOB_NODELIST | tr -s '\\n' ',')",
+		 "$(scontrol show hostname $SLURM_JOB_NODELIST | tr -s '\\n' ',')", false, false},
+		{"`hostname`:$HOME/${X:-a}", "`hostname`:$HOME/${X:-a}", false, false},
+		{"\\$HOME \\`x\\`", "\\$HOME \\`x\\`", true, false},
+		{"\\$HOME", "\\$HOME", false, false},
+		{"a \"b\" \\c", "a \\\"b\\\" \\\\c", true, false},
+		{"$PWD/x:${PWD}/y:${PWD%/*}:$PWDX", "${V:-$F}/x:${V:-$F}/y:${V%/*}:$PWDX", false, false},
+		{"$(cd $PWD && echo '$PWD')", "$(cd ${V:-$F} && echo '$PWD')", false, false},
+		{"$((1 + 2))", "$((1 + 2))", false, false},
+		{"a$", "a$", false, false},
+		{"$(echo \"a)b\")", "$(echo \"a)b\")", false, false},
+		{"a\nb", NULL, false, true},
+		{"$(x", NULL, false, true},
+		{"${x", NULL, false, true},
+		{"`x", NULL, false, true},
+	};
+	struct buf b = {0};
+	size_t i;
+	bool bad;
+
+	for (i = 0; i < LEN(t); i++) {
+		const char *why = sh_live_check(t[i].in, &bad);
+		ok(bad == t[i].bad && (bad || !!why == t[i].differs), "sh_live_check '%s': %s", t[i].in,
+		   why ? why : "same");
+		if (!t[i].body)
+			continue;
+		b.len = 0;
+		sh_live_body(&b, t[i].in, "V", "$F");
+		ok(strcmp(buf_str(&b), t[i].body) == 0, "sh_live_body '%s' -> %s", t[i].in, buf_str(&b));
+	}
+	ok(sh_is_live("a`b") && sh_is_live("$") && !sh_is_live("a b'\"\\"), "sh_is_live");
+	buf_free(&b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -497,7 +569,9 @@ main(int argc, char **argv)
 		return 0;
 	}
 	test_quote();
+	test_report_text();
 	test_split();
+	test_live();
 	test_registry();
 	test_nccl(c);
 	test_others(c);

@@ -138,6 +138,24 @@ test_float_repr(void)
 	ok(all, "floats print as Python's repr (200.0, not 2e+02)");
 }
 
+static void
+test_parse_size(void)
+{
+	static const struct {
+		const char *s;
+		double v;
+	} good[] = {{"0", 0}, {"1048576", 1048576}, {"8B", 8}, {"1K", 1024}, {"256KiB", 262144},
+	            {"1GiB", 1073741824.0}, {"8G", 8589934592.0}, {"1.5MiB", 1572864}, {"4TiB", 4398046511104.0}};
+	static const char *const bad[] = {"", "GiB", "1 GiB", "1GB", "1Gi", "-1", "1x", "1.5.5K", "1KiBB"};
+	double v;
+	size_t i;
+
+	for (i = 0; i < LEN(good); i++)
+		ok(util_parse_size(good[i].s, &v) && v == good[i].v, "size %s", good[i].s);
+	for (i = 0; i < LEN(bad); i++)
+		ok(!util_parse_size(bad[i], &v), "not a size: '%s'", bad[i]);
+}
+
 /* Filling arrays one element at a time costs memory linear in their length
  * (doubling), keeps their contents, and zeroes the room it adds. */
 static void
@@ -203,5 +221,6 @@ main(void)
 	test_buf();
 	test_write_atomic();
 	test_float_repr();
+	test_parse_size();
 	return tap_done();
 }

@@ -1,0 +1,19 @@
+/* fleet_priv.h: what fleet.c and fleet_stats.c share. Not for other files. */
+#ifndef KUNAI_FLEET_PRIV_H
+#define KUNAI_FLEET_PRIV_H
+
+#include <stddef.h>
+
+struct arena;
+struct fleet;
+struct plan;
+struct summary;
+
+/* The number of names in a comma-separated node list (0 for NULL or ""). */
+size_t fleet_count_nodes(const char *nodes);
+/* Every run's column: the index of its signature (test definition,
+ * arguments, number of nodes), by first appearance; SIZE_MAX for runs of
+ * no known test or that never started. Sets f->columns (labels). */
+size_t *fleet_columns(struct arena *a, const struct plan *p, const struct summary *s, struct fleet *f);
+
+#endif

@@ -1,0 +1,187 @@
+/* fleet_stats.c: the statistics of the peer comparison (fleet.h): median,
+ * median absolute deviation, the outlier test, which way is better for a
+ * metric, and which runs are peers (a test's signature). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/fleet.h"
+#include "reports/fleet_priv.h"
+#include "reports/report.h"
+#include "gen/base/util.h"
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+double
+fleet_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double
+fleet_mad(const double *v, size_t n, double med, double *scratch)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		scratch[i] = fabs(v[i] - med);
+	return fleet_median(scratch, n);
+}
+
+bool
+fleet_outlier(double v, double med, double mad, enum fleet_dir dir, double tolerance, double mad_k, double *gap)
+{
+	double worse = dir == FLEET_DIR_HIGHER ? med - v : dir == FLEET_DIR_LOWER ? v - med : 0;
+
+	*gap = med != 0 ? worse / fabs(med) : 0;
+	/* a median of 0 has no "percent below": such a value is never one */
+	return dir != FLEET_DIR_NONE && med != 0 && *gap > tolerance && worse > mad_k * mad;
+}
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+enum fleet_dir
+fleet_direction(const char *name, const char *unit)
+{
+	static const char *const lower[] = {"ns", "us", "ms", "s", "C"};
+	size_t i;
+
+	if (unit && *unit) {
+		if (ends_with(unit, "/s") || !strcmp(unit, "IOPS") || !strcmp(unit, "lanes"))
+			return FLEET_DIR_HIGHER;
+		for (i = 0; i < LEN(lower); i++)
+			if (!strcmp(unit, lower[i]))
+				return FLEET_DIR_LOWER;
+		return FLEET_DIR_NONE;
+	}
+	if (strstr(name, "latency") || ends_with(name, "time"))
+		return FLEET_DIR_LOWER;
+	if (strstr(name, "busbw") || strstr(name, "throughput") || strstr(name, "flops"))
+		return FLEET_DIR_HIGHER;
+	return FLEET_DIR_NONE;
+}
+
+size_t
+fleet_count_nodes(const char *nodes)
+{
+	size_t n = 1;
+
+	if (!nodes || !*nodes)
+		return 0;
+	for (; *nodes; nodes++)
+		n += *nodes == ',';
+	return n;
+}
+
+/* The test as peers see it: definition, arguments, number of nodes. */
+static const char *
+signature(struct arena *a, const struct plan *p, size_t i, const struct run_report *r, struct buf *b)
+{
+	const struct plan_run *pr = &p->runs[i];
+	const struct plan_test *t = &p->tests[pr->test];
+	size_t k;
+
+	b->len = 0;
+	buf_printf(b, "%s\x1f%s", t->name ? t->name : t->id, t->workload ? t->workload : "");
+	for (k = 0; k < pr->n_args; k++)
+		buf_printf(b, "\x1e%s=%s", pr->args[k].key, pr->args[k].value);
+	buf_printf(b, "\x1f%zu", fleet_count_nodes(r->nodes));
+	return arena_strdup(a, b->data);
+}
+
+struct col {
+	const char *sig;
+	size_t first, index;
+};
+
+static int
+cmp_col(const void *x, const void *y)
+{
+	const struct col *a = x, *b = y;
+	int c = strcmp(a->sig, b->sig);
+
+	return c ? c : a->first < b->first ? -1 : a->first > b->first;
+}
+
+static int
+cmp_col_first(const void *x, const void *y)
+{
+	const struct col *a = x, *b = y;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Every run's column (its signature's index, by first appearance);
+ * SIZE_MAX for runs of no known test. Sets f->columns. */
+size_t *
+fleet_columns(struct arena *a, const struct plan *p, const struct summary *s, struct fleet *f)
+{
+	struct col *c = xcalloc(s->n_runs + 1, sizeof(*c));
+	size_t *col = arena_alloc(a, (s->n_runs + 1) * sizeof(*col)), i, n = 0, k;
+	struct buf b = {0};
+
+	for (i = 0; i < s->n_runs; i++) {
+		col[i] = SIZE_MAX;
+		/* a run that never started has no nodes and no values */
+		if (i >= p->n_runs || strcmp(p->runs[i].dir, s->runs[i].dir) != 0 || !s->runs[i].nodes)
+			continue;
+		c[n].sig = signature(a, p, i, &s->runs[i], &b);
+		c[n].first = i;
+		n++;
+	}
+	qsort(c, n, sizeof(*c), cmp_col);
+	/* each distinct signature once, at its first run */
+	for (i = 0, k = 0; i < n; i++)
+		if (i == 0 || strcmp(c[i].sig, c[i - 1].sig) != 0)
+			c[k++] = c[i];
+		else
+			col[c[i].first] = c[k - 1].first; /* for now: the first run's index */
+	qsort(c, k, sizeof(*c), cmp_col_first);
+	f->columns = arena_alloc(a, (k + 1) * sizeof(*f->columns));
+	for (i = 0; i < k; i++) {
+		const struct plan_test *t = &p->tests[p->runs[c[i].first].test];
+		size_t nn = fleet_count_nodes(s->runs[c[i].first].nodes), j;
+		const char *name = t->name ? t->name : t->id;
+		f->columns[i] = nn > 1 ? arena_printf(a, "%s (%zu nodes)", name, nn) : name;
+		/* the same test with other arguments: named by its test id too */
+		for (j = 0; j < i && strcmp(f->columns[j], f->columns[i]) != 0; j++)
+			;
+		if (j < i)
+			f->columns[i] = arena_printf(a, "%s [%s]", f->columns[i], t->id);
+		col[c[i].first] = c[i].first;
+		c[i].index = i;
+	}
+	f->n_columns = k;
+	/* first-run indices to column numbers: c is sorted by first */
+	for (i = 0; i < s->n_runs; i++) {
+		size_t lo = 0, hi = k;
+		if (col[i] == SIZE_MAX)
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (c[mid].first < col[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		col[i] = c[lo].index;
+	}
+	free(c);
+	buf_free(&b);
+	return col;
+}

@@ -1,0 +1,26 @@
+/* format.h: numbers as the reports show them, in one place: integers
+ * exactly (4294967296, never 4.2949673e+09), sizes in binary units, counts
+ * bare, ratios as percentages, sub-second times with their hundredths. */
+#ifndef KUNAI_FORMAT_H
+#define KUNAI_FORMAT_H
+
+struct buf;
+
+/* An integral value below 2^53 in full, else 4 significant digits: for
+ * people. */
+void fmt_num(struct buf *b, double v);
+/* An integral value below 2^53 in full, else 9 significant digits: for
+ * files a program reads back (CSV, plot data). */
+void fmt_data(struct buf *b, double v);
+/* Bytes in binary units: "256 KiB", "8 GiB", "1.5 MiB", "100 B". */
+void fmt_bytes(struct buf *b, double v);
+/* Seconds: "0.39 s" below 10 s, "12.3 s" above. */
+void fmt_seconds(struct buf *b, double s);
+/* A fraction as a percentage: "38%", "0.5%" below 1%. */
+void fmt_percent(struct buf *b, double frac);
+/* v in its unit as a person reads it: bytes ("B") in binary units, a count
+ * bare, a ratio as a percentage, seconds by fmt_seconds, anything else as
+ * fmt_num and the unit ("470 GB/s"). unit may be NULL. */
+void fmt_value(struct buf *b, double v, const char *unit);
+
+#endif

@@ -1,0 +1,156 @@
+/* fleet_test.c: the peer statistics and verdict of reports/fleet.c:
+ * median, MAD, the outlier test in both directions, metric directions,
+ * and fleet_grade on a campaign built in memory. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "reports/fleet.h"
+#include "reports/fleet_json.h"
+#include "reports/report.h"
+#include "gen/base/util.h"
+
+static bool
+near(double a, double b)
+{
+	return fabs(a - b) < 1e-9;
+}
+
+static void
+stats(void)
+{
+	double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2}, one[] = {7}, v[] = {1, 2, 3, 4, 100}, scr[5], gap;
+
+	ok(near(fleet_median(odd, 3), 3), "median of 3 values");
+	ok(near(fleet_median(even, 4), 2.5), "median of 4 values: the mean of the middle two");
+	ok(near(fleet_median(one, 1), 7), "median of one value");
+	ok(near(fleet_mad(v, 5, 3, scr), 1), "MAD of 1 2 3 4 100 about 3 is 1 (the outlier does not move it)");
+	ok(near(v[4], 100), "fleet_mad leaves its input alone");
+
+	ok(fleet_outlier(289.9, 483.1, 2, FLEET_DIR_HIGHER, 0.10, 3, &gap) && near(round(100 * gap), 40),
+	   "40%% below, far beyond 3 MAD: an outlier (gap 40%%)");
+	ok(!fleet_outlier(470, 483.1, 2, FLEET_DIR_HIGHER, 0.10, 3, &gap), "3%% below: within the tolerance");
+	ok(!fleet_outlier(400, 483.1, 40, FLEET_DIR_HIGHER, 0.10, 3, &gap),
+	   "17%% below but within 3 MAD of a spread fleet: not an outlier");
+	ok(fleet_outlier(400, 483.1, 0, FLEET_DIR_HIGHER, 0.10, 3, &gap), "MAD 0 (all peers equal): tolerance alone");
+	ok(!fleet_outlier(600, 483.1, 2, FLEET_DIR_HIGHER, 0.10, 3, &gap) && gap < 0,
+	   "far above on a higher-is-better metric: better, not an outlier");
+	ok(fleet_outlier(130, 100, 3, FLEET_DIR_LOWER, 0.10, 3, &gap) && near(round(100 * gap), 30),
+	   "lower is better: 30%% above the median is an outlier");
+	ok(!fleet_outlier(70, 100, 3, FLEET_DIR_LOWER, 0.10, 3, &gap), "lower is better: below the median is fine");
+	ok(!fleet_outlier(5, 0, 0, FLEET_DIR_LOWER, 0.10, 3, &gap), "a median of 0 flags nothing");
+	ok(!fleet_outlier(1, 100, 0, FLEET_DIR_NONE, 0.10, 3, &gap), "no direction: never an outlier");
+
+	ok(fleet_direction("max_busbw", "GB/s") == FLEET_DIR_HIGHER, "GB/s: higher is better");
+	ok(fleet_direction("bf16_tflops", "TFLOP/s") == FLEET_DIR_HIGHER, "TFLOP/s: higher is better");
+	ok(fleet_direction("time", "us") == FLEET_DIR_LOWER, "us: lower is better");
+	ok(fleet_direction("temperature", "C") == FLEET_DIR_LOWER, "temperature (C): lower is better");
+	ok(fleet_direction("pcie_width", "lanes") == FLEET_DIR_HIGHER, "PCIe lanes: higher is better");
+	ok(fleet_direction("wrong", "count") == FLEET_DIR_NONE, "counts: no direction");
+	ok(fleet_direction("max_busbw_size", "B") == FLEET_DIR_NONE, "sizes: no direction");
+	ok(fleet_direction("p99_latency", "") == FLEET_DIR_LOWER, "no unit, 'latency' in the name: lower");
+}
+
+/* n single-node runs of one test, node i measuring bw[i] */
+static void
+campaign(struct arena *a, struct plan *p, struct summary *s, const double *bw, size_t n)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	memset(s, 0, sizeof(*s));
+	p->n_tests = 1;
+	p->tests = arena_alloc(a, sizeof(*p->tests));
+	p->tests[0].id = "ar";
+	p->tests[0].name = "nccl";
+	p->tests[0].workload = "NcclTest";
+	fleet_peers_default(&p->tests[0].peers);
+	p->n_runs = s->n_runs = n;
+	p->runs = arena_alloc(a, n * sizeof(*p->runs));
+	s->runs = arena_alloc(a, n * sizeof(*s->runs));
+	for (i = 0; i < n; i++) {
+		struct run_report *r = &s->runs[i];
+		struct metric *m = arena_alloc(a, 2 * sizeof(*m));
+		p->runs[i].dir = r->dir = arena_printf(a, "ar-%zu/0", i);
+		p->runs[i].id = r->id = "ar";
+		r->nodes = arena_printf(a, "gpu-node-%02zu", i + 1);
+		r->outcome = OUTCOME_PASSED;
+		m[0] = (struct metric){"max_busbw", bw[i], "GB/s", r->nodes, -1, "H100", -1, NULL, CHECK_NONE, NULL};
+		m[1] = (struct metric){"wrong", 0, "count", r->nodes, -1, "H100", -1, NULL, CHECK_NONE, NULL};
+		r->metrics = m;
+		r->n_metrics = 2;
+	}
+}
+
+static void
+grade(void)
+{
+	static const double slow[] = {483.1, 480.2, 485.0, 483.1, 289.9, 483.1, 480.2, 485.0};
+	static const double even[] = {483.1, 480.2, 485.0, 470.0, 490.0, 475.5, 480.2, 485.0};
+	struct arena a = {0};
+	struct plan p;
+	struct summary s;
+	struct fleet f;
+	struct buf b = {0};
+
+	campaign(&a, &p, &s, slow, 8);
+	fleet_grade(&a, &p, &s, &f);
+	ok(s.runs[4].outcome == OUTCOME_SUSPECT, "the slow node's run is suspect");
+	ok(s.runs[4].reason && !strcmp(s.runs[4].reason, "max_busbw on gpu-node-05: 289.9 GB/s is 40% below the "
+	                                                "median of 8 nodes (483.1 GB/s)"),
+	   "its reason names node, value, gap, peers and median (%s)", s.runs[4].reason);
+	ok(s.counts[OUTCOME_SUSPECT] == 1 && s.counts[OUTCOME_PASSED] == 7, "counts follow");
+	ok(f.n_drain == 1 && !strcmp(f.nodes[0].name, "gpu-node-05") && f.n_healthy == 7, "gpu-node-05 drained, 7 healthy");
+	ok(fleet_run_flagged(&f, 4) && !fleet_run_flagged(&f, 3), "fleet_run_flagged says which run");
+	fleet_verdict_line(&f, &b);
+	ok(!strcmp(b.data, "Drain: gpu-node-05 (nccl max_busbw 40% below peers); healthy: 7 nodes"), "verdict: %s",
+	   b.data);
+	/* the same results again (report --html-only): the same verdict */
+	fleet_grade(&a, &p, &s, &f);
+	ok(s.runs[4].outcome == OUTCOME_SUSPECT && f.n_drain == 1, "grading twice gives the same verdict");
+
+	campaign(&a, &p, &s, even, 8);
+	fleet_grade(&a, &p, &s, &f);
+	ok(f.n_drain == 0 && f.n_healthy == 8 && s.counts[OUTCOME_SUSPECT] == 0, "nodes within 3%%: nothing drained");
+
+	campaign(&a, &p, &s, slow, 3);
+	fleet_grade(&a, &p, &s, &f);
+	ok(f.n_drain == 0 && f.n_notes == 1 &&
+	   !strcmp(f.notes[0], "nccl: not enough peers to compare (3 nodes; 4 needed)"),
+	   "3 nodes: not enough peers to compare");
+
+	campaign(&a, &p, &s, slow, 8);
+	p.tests[0].peers.tolerance = 0.5;
+	fleet_grade(&a, &p, &s, &f);
+	ok(f.n_drain == 0, "tolerance 0.5: 40%% below is tolerated");
+	campaign(&a, &p, &s, slow, 8);
+	p.tests[0].peers.enabled = false;
+	fleet_grade(&a, &p, &s, &f);
+	ok(f.n_drain == 0 && f.n_values == 0, "peers off for the test: nothing compared");
+	/* a failure where the peers passed drains; one node's own iterations are no peers */
+	campaign(&a, &p, &s, even, 8);
+	s.runs[2].outcome = OUTCOME_FAILED;
+	fleet_grade(&a, &p, &s, &f);
+	ok(f.n_drain == 1 && !strcmp(f.nodes[0].name, "gpu-node-03") && f.nodes[0].n_why == 1 &&
+	   !strcmp(f.nodes[0].why[0], "ar failed where 7 peers passed"), "failed where 7 peers passed: drained");
+	campaign(&a, &p, &s, even, 8);
+	for (size_t i = 0; i < 8; i++)
+		s.runs[i].nodes = s.runs[i].metrics[0].node = s.runs[i].metrics[1].node = "localhost";
+	s.runs[2].outcome = OUTCOME_FAILED;
+	fleet_grade(&a, &p, &s, &f);
+	b.len = 0;
+	fleet_verdict_line(&f, &b);
+	ok(f.n_drain == 0 && f.n_inconclusive == 1 && !strcmp(f.nodes[0].why[0], "ar failed"),
+	   "a failed iteration among the same node's passed ones: inconclusive, not drained (%s)", b.data);
+	buf_free(&b);
+	arena_free(&a);
+}
+
+int
+main(void)
+{
+	stats();
+	grade();
+	return tap_done();
+}
