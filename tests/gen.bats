@@ -404,3 +404,47 @@ T
 	gen "$W/out" >/dev/null
 	[ "$(sed -n '/^pool jobs$/{n;s/^  depth = //p;}' "$W/out/build.ninja")" = 5 ]
 }
+
+@test "a test at \$KUNAI_MAX_RUNS iterations runs under ninja: no chain deeper than ninja's stack" {
+	# ninja recurses along order-only chains; 6,000 iterations chained
+	# overflow a 1 MiB stack (8 MiB, the usual one, at about 30,000)
+	sed -i 's/^iterations = 2$/iterations = 6000/' "$W/c/scenario.toml"
+	KUNAI_MAX_RUNS=6001 gen "$W/out" >/dev/null
+	# past the chain's bound, a pool of depth 1 keeps the iterations in order
+	grep -q '^pool seq_0_0$' "$W/out/build.ninja"
+	[ "$(grep -c '^  pool = seq_0_0$' "$W/out/build.ninja")" -eq 6000 ]
+	! grep -q '^build a/[0-9]*/kunai.stamp: .*||' "$W/out/build.ninja"
+	# the alias names every run, so b still waits for all of a
+	[ "$(sed -n 's/^build a: phony //p' "$W/out/build.ninja" | wc -w)" -eq 6000 ]
+	run bash -c 'ulimit -s 1024 && ninja -C "$1" -n run' _ "$W/out"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[6001/6001] RUN b/0/kunai.stamp" ]]
+	# ninja releases a pool's edges in the order of the file
+	[ "$(printf '%s\n' "$output" | grep -o 'RUN a/[0-9]*' | head -n 3 | tr '\n' ' ')" = "RUN a/0 RUN a/1 RUN a/2 " ]
+}
+
+@test "ninja run loads no report edge: the report graph is report.ninja, which ninja report builds" {
+	sed -i 's/^test_template_name = "Sleep"$/test_template_name = "NcclTest"/' "$W/c/tests/sleep.toml"
+	sed -i 's/^seconds = 0$/subtest_name = "all_reduce_perf"/' "$W/c/tests/sleep.toml"
+	gen "$W/out" >/dev/null
+	! grep -q 'report/\|plots/\| plot \| html ' "$W/out/build.ninja"
+	grep -q '^build report/plots/.*svg: plot a/0/report.json$' "$W/out/report.ninja"
+	# the nested ninja never regenerates: report.ninja is no output of the
+	# regenerate edge (gen writes it with build.ninja)
+	grep -q '^build build.ninja local.ninja: regenerate' "$W/out/local.ninja"
+	run ninja -C "$W/out" -t query report/index.html
+	[ "$status" -ne 0 ]
+	run ninja -C "$W/out" -f report.ninja -t query report/index.html
+	[ "$status" -eq 0 ]
+	# ninja report builds it (with the real rules): its own log, and a no-op after
+	run ninja -C "$W/out" report
+	[ "$status" -eq 0 ]
+	[ -f "$W/out/report/index.html" ] && [ -f "$W/out/.kunai/report/.ninja_log" ]
+	# an edited input regenerates report.ninja too
+	sleep 1
+	echo '# edited' >>"$W/c/scenario.toml"
+	run ninja -C "$W/out" report
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Regenerating build.ninja"* ]]
+	[ "$(grep -c 'Regenerating' <<<"$output")" -eq 1 ]
+}

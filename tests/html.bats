@@ -412,7 +412,7 @@ T
 		sed "s/node-001/node-00$((i + 1))/" "$B/nccl/0/stdout.txt" >"$B/nccl/$i/stdout.txt"
 	done
 	sed -i 's/360.20/200.20/; s/361.17/201.17/; s/333.55/190.55/; s/335.23/191.23/' "$B/nccl/3/stdout.txt"
-	grep -q 'build report/plots/test-nccl-[0-9a-f]*\.svg: plot_test report/summary.json | nccl/0/report.json nccl/1/report.json nccl/2/report.json nccl/3/report.json' "$B/build.ninja"
+	grep -q 'build report/plots/test-nccl-[0-9a-f]*\.svg: plot_test report/summary.json | nccl/0/report.json nccl/1/report.json nccl/2/report.json nccl/3/report.json' "$B/report.ninja"
 	run ninja -C "$B" report
 	O=$(ls "$B"/report/plots/test-nccl-*.svg)
 	xmllint --noout "$O"

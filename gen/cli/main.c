@@ -267,7 +267,7 @@ static int
 cmd_toml2json(int argc, char **argv)
 {
 	const char *path = "-";
-	struct buf text = {0}, out = {0};
+	struct buf text = {0};
 	struct arena arena = {0};
 	struct toml_error err;
 	struct toml_value *root;
@@ -287,17 +287,14 @@ cmd_toml2json(int argc, char **argv)
 		error_at(strcmp(path, "-") == 0 ? "<stdin>" : path, err.line, err.col, "%s", err.msg);
 		goto out;
 	}
-	if (!toml_tagged_json(root, &out))
+	/* the tree, not the text, is what it walks */
+	buf_free(&text);
+	if (!toml_tagged_json(root, stdout))
 		goto out;
-	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
-		warn("write standard output:");
-		goto out;
-	}
 	rc = 0;
 out:
 	arena_free(&arena);
 	buf_free(&text);
-	buf_free(&out);
 	return rc;
 }
 

@@ -30,6 +30,20 @@ static const char *const override_keys[] = {OVERRIDE_KEYS, NULL};
 /* test definition fields a scenario may not override (CloudAI forbids them) */
 static const char *const fixed_keys[] = {"extra_cmd_args", "env_params", "predictor", NULL};
 
+/* Does a [[Tests]] table set any key of the test definition? */
+static bool
+overrides_any(const struct toml_value *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < t->u.table->len; i++)
+		for (k = 0; override_keys[k]; k++)
+			if (t->u.table->items[i].key_len == strlen(override_keys[k]) &&
+			    memcmp(t->u.table->items[i].key, override_keys[k], t->u.table->items[i].key_len) == 0)
+				return true;
+	return false;
+}
+
 static const char *const dep_types[] = {"start_post_comp", "start_post_init", "end_post_comp",
                                         NULL};
 
@@ -345,6 +359,10 @@ load_case_def(struct mctx *c, const char *path, const struct toml_value *t,
 			m_use_deferred(c, f);
 			return NULL;
 		}
+		/* a case that overrides nothing shares its test's definition: 100,000
+		 * cases of one test need not hold 100,000 copies of it */
+		if (f->def_state == 1 && f->def && !overrides_any(t))
+			return f->def;
 		return m_load_testdef(c, f->path, m_merge(c->a, f->root, t, override_keys));
 	}
 	if (!m_kv(t, "test_template_name") && !m_kv(t, "name") && !m_kv(t, "description")) {

@@ -3,6 +3,7 @@
 #define KUNAI_TOML_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,9 +111,9 @@ void toml_format_datetime(const struct toml_value *v, char *out, size_t n);
 struct buf;
 struct cJSON;
 
-/* Appends root as toml-test's tagged JSON (pretty, newline-terminated) to out.
- * Returns false (after reporting) on failure. */
-bool toml_tagged_json(const struct toml_value *root, struct buf *out);
+/* Writes root to f as toml-test's tagged JSON (pretty, newline-terminated),
+ * as it walks the tree. Returns false (after reporting) on a write error. */
+bool toml_tagged_json(const struct toml_value *root, FILE *f);
 /* Returns v as plain JSON (date-times as strings), or NULL when out of memory. */
 struct cJSON *toml_value_json(const struct toml_value *v);
 

@@ -2,6 +2,7 @@
  * for `kunai toml2json`, and plain values for the writers of kunai.json. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,29 +168,150 @@ toml_value_json(const struct toml_value *v)
 	}
 }
 
-bool
-toml_tagged_json(const struct toml_value *root, struct buf *out)
-{
-	cJSON *doc = tagged(root);
-	char *text, *p;
+/* The tagged JSON is written as it is walked, a block at a time: a tree of
+ * cJSON objects (four per scalar) and its printed text cost 35 times the
+ * document's size. Each string is escaped by cJSON. */
+struct json_out {
+	FILE *f;
+	struct buf b, copy;
+	char *esc;
+	size_t esc_cap;
+	bool ok;
+};
 
-	if (!doc) {
-		warn("out of memory while building JSON");
-		return false;
+static void
+out_flush(struct json_out *o, size_t above)
+{
+	if (o->b.len <= above)
+		return;
+	if (o->ok && fwrite(o->b.data, 1, o->b.len, o->f) != o->b.len)
+		o->ok = false;
+	o->b.len = 0;
+}
+
+static void
+out_indent(struct json_out *o, int depth)
+{
+	while (depth-- > 0)
+		buf_putc(&o->b, '\t');
+}
+
+static void
+out_string(struct json_out *o, const char *s, size_t len)
+{
+	cJSON item = {0};
+	size_t i, need = len * 6 + 8; /* \uXXXX per byte at worst, quotes, cJSON's slack */
+	const char *p;
+
+	o->copy.len = 0;
+	for (i = 0; i < len; i++)
+		buf_putc(&o->copy, s[i] ? s[i] : (char)NUL_STANDIN);
+	buf_putc(&o->copy, '\0');
+	if (need > o->esc_cap) {
+		o->esc_cap = need > 2 * o->esc_cap ? need : 2 * o->esc_cap;
+		free(o->esc);
+		o->esc = xmalloc(o->esc_cap);
 	}
-	text = cJSON_Print(doc);
-	cJSON_Delete(doc);
-	if (!text) {
-		warn("out of memory while printing JSON");
-		return false;
+	item.type = cJSON_String;
+	item.valuestring = o->copy.data;
+	if (o->esc_cap > INT_MAX || !cJSON_PrintPreallocated(&item, o->esc, (int)o->esc_cap, false)) {
+		o->ok = false;
+		return;
 	}
-	for (p = text; *p; p++) {
+	for (p = o->esc; *p; p++) {
 		if ((unsigned char)*p == NUL_STANDIN)
-			buf_puts(out, "\\u0000");
+			buf_puts(&o->b, "\\u0000");
 		else
-			buf_putc(out, *p);
+			buf_putc(&o->b, *p);
 	}
-	buf_putc(out, '\n');
-	cJSON_free(text);
-	return true;
+}
+
+static void
+out_scalar(struct json_out *o, const char *type, const char *text, size_t len, int depth)
+{
+	buf_puts(&o->b, "{\n");
+	out_indent(o, depth + 1);
+	buf_printf(&o->b, "\"type\":\t\"%s\",\n", type);
+	out_indent(o, depth + 1);
+	buf_puts(&o->b, "\"value\":\t");
+	out_string(o, text, len);
+	buf_putc(&o->b, '\n');
+	out_indent(o, depth);
+	buf_putc(&o->b, '}');
+}
+
+static void
+out_value(struct json_out *o, const struct toml_value *v, int depth)
+{
+	char tmp[64];
+	size_t i;
+
+	out_flush(o, 65536);
+	switch (v->type) {
+	case TOML_TABLE:
+		buf_puts(&o->b, "{\n");
+		for (i = 0; i < v->u.table->len; i++) {
+			const struct toml_keyval *kv = &v->u.table->items[i];
+			out_indent(o, depth + 1);
+			out_string(o, kv->key, kv->key_len);
+			buf_puts(&o->b, ":\t");
+			out_value(o, kv->value, depth + 1);
+			buf_puts(&o->b, i + 1 < v->u.table->len ? ",\n" : "\n");
+		}
+		out_indent(o, depth);
+		buf_putc(&o->b, '}');
+		return;
+	case TOML_ARRAY:
+		buf_putc(&o->b, '[');
+		for (i = 0; i < v->u.array->len; i++) {
+			if (i)
+				buf_puts(&o->b, ", ");
+			out_value(o, v->u.array->items[i], depth);
+		}
+		buf_putc(&o->b, ']');
+		return;
+	case TOML_STRING:
+		out_scalar(o, "string", v->u.str.s, v->u.str.len, depth);
+		return;
+	case TOML_INTEGER:
+		snprintf(tmp, sizeof(tmp), "%" PRId64, v->u.integer);
+		break;
+	case TOML_FLOAT:
+		format_float(v->u.flt, tmp, sizeof(tmp));
+		break;
+	case TOML_BOOL:
+		snprintf(tmp, sizeof(tmp), "%s", v->u.boolean ? "true" : "false");
+		break;
+	case TOML_DATETIME:
+	case TOML_DATETIME_LOCAL:
+	case TOML_DATE_LOCAL:
+	case TOML_TIME_LOCAL:
+		toml_format_datetime(v, tmp, sizeof(tmp));
+		break;
+	}
+	out_scalar(o,
+	           v->type == TOML_INTEGER          ? "integer"
+	           : v->type == TOML_FLOAT          ? "float"
+	           : v->type == TOML_BOOL           ? "bool"
+	           : v->type == TOML_DATETIME       ? "datetime"
+	           : v->type == TOML_DATETIME_LOCAL ? "datetime-local"
+	           : v->type == TOML_DATE_LOCAL     ? "date-local"
+	                                            : "time-local",
+	           tmp, strlen(tmp), depth);
+}
+
+bool
+toml_tagged_json(const struct toml_value *root, FILE *f)
+{
+	struct json_out o = {.f = f, .ok = true};
+
+	out_value(&o, root, 0);
+	buf_putc(&o.b, '\n');
+	out_flush(&o, 0);
+	if (!o.ok || fflush(f) != 0)
+		warn("write standard output:");
+	buf_free(&o.b);
+	buf_free(&o.copy);
+	free(o.esc);
+	return o.ok && !ferror(f);
 }

@@ -123,12 +123,12 @@ testdef_json(const struct testdef *d)
 	return o;
 }
 
+/* The scenario without its cases (scenario_cases writes them). */
 static cJSON *
 scenario_json(const struct scenario *sc)
 {
-	static const char *const deps[] = {"start_post_comp", "start_post_init", "end_post_comp"};
-	cJSON *o = cJSON_CreateObject(), *cases = NULL;
-	size_t i, j;
+	cJSON *o = cJSON_CreateObject();
+	size_t i;
 
 	add_str(o, "name", sc->name);
 	add_str(o, "path", sc->path);
@@ -149,31 +149,68 @@ scenario_json(const struct scenario *sc)
 	/* read by the reports only, as references are */
 	if (sc->peers)
 		cJSON_AddItemToObject(o, "peers", toml_value_json(sc->peers));
-	cases = cJSON_AddArrayToObject(o, "Tests");
-	for (i = 0; i < sc->n_cases; i++) {
-		const struct test_case *tc = &sc->cases[i];
-		cJSON *t = cJSON_CreateObject(), *dl = NULL;
-		add_str(t, "id", tc->id);
-		cJSON_AddNumberToObject(t, "iterations", tc->iterations);
-		if (tc->num_nodes)
-			cJSON_AddItemToObject(t, "num_nodes", toml_value_json(tc->num_nodes));
-		cJSON_AddItemToObject(t, "nodes", strlist_json(&tc->nodes));
-		cJSON_AddItemToObject(t, "exclude_nodes", strlist_json(&tc->exclude_nodes));
-		if (tc->time_limit >= 0)
-			cJSON_AddNumberToObject(t, "time_limit_seconds", (double)tc->time_limit);
-		add_str(t, "extra_srun_args", tc->extra_srun_args);
-		dl = cJSON_AddArrayToObject(t, "dependencies");
-		for (j = 0; j < tc->n_deps; j++) {
-			cJSON *d = cJSON_CreateObject();
-			add_str(d, "type", deps[tc->deps[j].type]);
-			add_str(d, "id", tc->deps[j].id);
-			cJSON_AddNumberToObject(d, "delay", (double)tc->deps[j].delay);
-			cJSON_AddItemToArray(dl, d);
-		}
-		cJSON_AddItemToObject(t, "test", testdef_json(tc->def));
-		cJSON_AddItemToArray(cases, t);
-	}
 	return o;
+}
+
+static cJSON *
+case_json(const struct test_case *tc)
+{
+	static const char *const deps[] = {"start_post_comp", "start_post_init", "end_post_comp"};
+	cJSON *t = cJSON_CreateObject(), *dl;
+	size_t j;
+
+	add_str(t, "id", tc->id);
+	cJSON_AddNumberToObject(t, "iterations", tc->iterations);
+	if (tc->num_nodes)
+		cJSON_AddItemToObject(t, "num_nodes", toml_value_json(tc->num_nodes));
+	cJSON_AddItemToObject(t, "nodes", strlist_json(&tc->nodes));
+	cJSON_AddItemToObject(t, "exclude_nodes", strlist_json(&tc->exclude_nodes));
+	if (tc->time_limit >= 0)
+		cJSON_AddNumberToObject(t, "time_limit_seconds", (double)tc->time_limit);
+	add_str(t, "extra_srun_args", tc->extra_srun_args);
+	dl = cJSON_AddArrayToObject(t, "dependencies");
+	for (j = 0; j < tc->n_deps; j++) {
+		cJSON *d = cJSON_CreateObject();
+		add_str(d, "type", deps[tc->deps[j].type]);
+		add_str(d, "id", tc->deps[j].id);
+		cJSON_AddNumberToObject(d, "delay", (double)tc->deps[j].delay);
+		cJSON_AddItemToArray(dl, d);
+	}
+	cJSON_AddItemToObject(t, "test", testdef_json(tc->def));
+	return t;
+}
+
+/* Appends `,\n\t"KEY":\t` and the scenario with its cases, each case on a
+ * line of its own, printed as it is made: the tree of 100,000 cases, each
+ * with its test, was most of what gen held. */
+static bool
+scenario_write(const char *key, const struct scenario *sc, struct buf *out)
+{
+	cJSON *o = scenario_json(sc);
+	char *text = cJSON_PrintUnformatted(o);
+	size_t i;
+
+	cJSON_Delete(o);
+	if (!text)
+		return false;
+	buf_printf(out, ",\n\t\"%s\":\t", key);
+	/* the object without its closing brace, then its cases */
+	buf_push(out, text, strlen(text) - 1);
+	cJSON_free(text);
+	buf_puts(out, sc->n_cases ? ",\"Tests\":[\n" : ",\"Tests\":[");
+	for (i = 0; i < sc->n_cases; i++) {
+		o = case_json(&sc->cases[i]);
+		text = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		if (!text)
+			return false;
+		buf_puts(out, "\t\t");
+		buf_puts(out, text);
+		buf_puts(out, i + 1 < sc->n_cases ? ",\n" : "\n\t");
+		cJSON_free(text);
+	}
+	buf_puts(out, "]}");
+	return true;
 }
 
 /* An integer member, printed as one (cJSON prints every number through
@@ -211,13 +248,9 @@ json_campaign(const struct campaign *c, const struct runlist *rl, struct buf *ou
 		cJSON_AddItemToArray(sets, s);
 	}
 	cJSON_AddItemToObject(o, "system", system_json(c->system));
-	cJSON_AddItemToObject(o, "scenario", scenario_json(c->scenario));
-	if (c->scenario->pre_test)
-		cJSON_AddItemToObject(o, "pre_test", scenario_json(c->scenario->pre_test));
-	if (c->scenario->post_test)
-		cJSON_AddItemToObject(o, "post_test", scenario_json(c->scenario->post_test));
-	/* every run on one line of its own, printed as it is made: the tree of
-	 * 100,000 runs would cost more memory than everything else gen holds */
+	/* every case and every run on one line of its own, printed as it is
+	 * made: the tree of 100,000 runs would cost more memory than
+	 * everything else gen holds */
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!text || !(end = strrchr(text, '}'))) {
@@ -225,8 +258,17 @@ json_campaign(const struct campaign *c, const struct runlist *rl, struct buf *ou
 		cJSON_free(text);
 		return false;
 	}
+	/* up to the closing brace and the line break before it */
+	while (end > text && (end[-1] == '\n' || end[-1] == '\t'))
+		end--;
 	buf_push(out, text, (size_t)(end - text));
 	cJSON_free(text);
+	if (!scenario_write("scenario", c->scenario, out) ||
+	    (c->scenario->pre_test && !scenario_write("pre_test", c->scenario->pre_test, out)) ||
+	    (c->scenario->post_test && !scenario_write("post_test", c->scenario->post_test, out))) {
+		warn("out of memory while printing kunai.json");
+		return false;
+	}
 	buf_puts(out, rl->len ? ",\n\t\"runs\":\t[\n" : ",\n\t\"runs\":\t[");
 	for (i = 0; i < rl->len; i++) {
 		const struct run *r = &rl->items[i];

@@ -390,6 +390,8 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		install_spec(c, &inst, &inst.items[i], &b);
 		sink_emit(&sink, arena_printf(&a, "installables/%s.spec", inst.items[i].name), &b);
 	}
+	ninja_write_report(c, &rl, &b);
+	sink_emit(&sink, "report.ninja", &b);
 	/* last, so that until every other file is in place the old graph
 	 * (older than the edited config) makes ninja regenerate first */
 	ninja_write_build(c, &rl, &inst, &b);

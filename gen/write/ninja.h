@@ -19,6 +19,10 @@ const char *ninja_script_name(enum sched s);
 void ninja_write_build(const struct campaign *c, const struct runlist *rl, const struct install_set *inst,
                        struct buf *b);
 
+/* Appends report.ninja: the report graph (grading, plots, HTML) that
+ * `ninja report` builds with a nested ninja, out of what `ninja run` loads. */
+void ninja_write_report(const struct campaign *c, const struct runlist *rl, struct buf *b);
+
 /* Appends local.ninja: kunai's path, the rules dir and the regenerate edge,
  * which reruns `kunai argv...` in cwd. */
 void ninja_write_local(const struct campaign *c, const char *kunai, const char *rulesdir,

@@ -6,7 +6,10 @@
  * and writes .kunai/poll.state, in sacct's -P layout; the others read that
  * file. The interval grows from 2 s to
  * --poll-max with the age of the youngest job; an urgent waiter (its job
- * wrote its exit record) may ask URGENT_MS after the last query. */
+ * wrote its exit record) may ask URGENT_MS after the last query. Both are
+ * spaced by load too: at least MS_PER_JOB (URGENT_MS_PER_JOB) times the
+ * jobs of the last query, so that a thousand short jobs cost the
+ * scheduler a few dozen queries, not one per job. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <dirent.h>
@@ -29,6 +32,8 @@ enum {
 	URGENT_MS = 500,
 	YOUNG_S = 5, /* sacct may not list a job this young yet */
 	IDS_PER_SACCT = 8000, /* 8000 ids of up to 15 digits: under 128 KiB */
+	MS_PER_JOB = 20,       /* 1,000 jobs: a query every 20 s at most */
+	URGENT_MS_PER_JOB = 5, /* ... and 5 s after an exit record */
 };
 
 struct slurm_watch {
@@ -37,6 +42,7 @@ struct slurm_watch {
 	struct stat st;   /* ... and its identity */
 	double poll_time, interval;
 	double since;     /* when we registered: an older poll cannot know our job */
+	size_t jobs;      /* how many the last query asked about */
 };
 
 static struct slurm_watch *
@@ -92,6 +98,7 @@ read_state(struct job *j)
 	struct slurm_watch *w = watch(j);
 	struct stat st;
 	double t, iv;
+	size_t n = 0;
 
 	if (stat(".kunai/poll.state", &st) != 0)
 		return false;
@@ -99,13 +106,14 @@ read_state(struct job *j)
 	    st.st_mtim.tv_nsec == w->st.st_mtim.tv_nsec && st.st_size == w->st.st_size)
 		return true;
 	if (!job_slurp(".kunai/poll.state", &w->state) ||
-	    sscanf(w->state.data, "kunai-poll %lf %lf", &t, &iv) != 2) {
+	    sscanf(w->state.data, "kunai-poll %lf %lf %*s %zu", &t, &iv, &n) < 2) {
 		w->state.len = 0;
 		return false;
 	}
 	w->st = st;
 	w->poll_time = t;
 	w->interval = iv;
+	w->jobs = n;
 	return true;
 }
 
@@ -408,7 +416,7 @@ poll_maybe(struct job *j, bool urgent)
 	int fd;
 
 	have = read_state(j);
-	due = urgent ? URGENT_MS : w->interval;
+	due = urgent ? (double)URGENT_MS + (double)(w->jobs * URGENT_MS_PER_JOB) : w->interval;
 	if (have && (now - w->poll_time) * 1000 < due)
 		return;
 	fd = open(".kunai/poll.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -422,6 +430,7 @@ poll_maybe(struct job *j, bool urgent)
 	}
 	now = job_now();
 	have = read_state(j);
+	due = urgent ? (double)URGENT_MS + (double)(w->jobs * URGENT_MS_PER_JOB) : w->interval;
 	if (!have || (now - w->poll_time) * 1000 >= due) {
 		list_waiting(&s);
 		ok = j->sched == JOB_KUBERNETES ? query_k8s(j, &s, &rows) : query(j, &s, &rows);
@@ -430,7 +439,9 @@ poll_maybe(struct job *j, bool urgent)
 			iv = clamp((now - s.youngest) * 1000 / 2, lo, (double)j->poll_max_ms);
 		else
 			iv = clamp((have ? w->interval : lo) * 2, lo, (double)j->poll_max_ms);
-		buf_printf(&text, "kunai-poll %.3f %.0f %s\n", now, iv, ok ? "ok" : "error");
+		if (iv < (double)(s.n * MS_PER_JOB))
+			iv = (double)(s.n * MS_PER_JOB);
+		buf_printf(&text, "kunai-poll %.3f %.0f %s %zu\n", now, iv, ok ? "ok" : "error", s.n);
 		buf_push(&text, rows.data, rows.len);
 		write_file_atomic(".kunai/poll.state", text.data, text.len);
 		ids_free(&s);

@@ -1,10 +1,12 @@
 /* measure: runs a command and prints its wall time and peak RSS,
- *     measure CMD [ARG...]   ->   "<seconds> <peak RSS in KB>" on stderr
+ *     measure [-o FILE] CMD [ARG...]   ->   "<seconds> <peak RSS in KB>" on
+ * stderr, or appended to FILE with -o,
  * with the command's own output left alone and its exit status passed on
  * (128+N when killed by signal N). The peak comes from wait4's rusage, so
  * a short spike is not missed the way sampling /proc would miss it. */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -16,11 +18,21 @@ main(int argc, char **argv)
 {
 	struct timespec t0, t1;
 	struct rusage ru;
+	FILE *out = stderr;
 	pid_t pid;
 	int status;
 
+	if (argc > 2 && strcmp(argv[1], "-o") == 0) {
+		out = fopen(argv[2], "a");
+		if (!out) {
+			perror(argv[2]);
+			return 1;
+		}
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 2) {
-		fputs("usage: measure CMD [ARG...]\n", stderr);
+		fputs("usage: measure [-o FILE] CMD [ARG...]\n", stderr);
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -39,7 +51,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	fprintf(stderr, "%.3f %ld\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+	fprintf(out, "%.3f %ld\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 	        ru.ru_maxrss);
+	if (out != stderr && fclose(out) != 0) {
+		perror("measure: write");
+		return 1;
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
