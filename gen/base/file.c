@@ -62,23 +62,26 @@ read_file_max(const char *path, struct buf *out, size_t max, const char *what)
 	return true;
 }
 
-/* Does path hold exactly these bytes? (open, fstat, one read: gen compares
- * every generated file on each regeneration) */
+/* Does rel (under dirfd) hold exactly these bytes? (open, fstat, one
+ * read: gen compares every generated file on each regeneration) *st, when
+ * not NULL, gets the stat of the file read. */
 static bool
-same_contents(const char *path, const void *data, size_t len)
+same_contents_at(int dirfd, const char *rel, const void *data, size_t len, struct stat *st)
 {
-	struct stat st;
+	struct stat own;
 	char small[8192], *p = small;
 	bool same = false;
 	ssize_t n;
 	int e = errno, fd;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (!st)
+		st = &own;
+	fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		errno = e;
 		return false;
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
+	if (fstat(fd, st) == 0 && S_ISREG(st->st_mode) && (size_t)st->st_size == len) {
 		if (len + 1 > sizeof(small))
 			p = xmalloc(len + 1);
 		/* one byte more than expected tells a file that grew meanwhile */
@@ -90,6 +93,18 @@ same_contents(const char *path, const void *data, size_t len)
 	close(fd);
 	errno = e;
 	return same;
+}
+
+static bool
+same_contents(const char *path, const void *data, size_t len)
+{
+	return same_contents_at(AT_FDCWD, path, data, len, NULL);
+}
+
+bool
+file_same_at(int dirfd, const char *rel, const void *data, size_t len, struct stat *st)
+{
+	return same_contents_at(dirfd, rel, data, len, st);
 }
 
 /* Creates the missing directories above path. */
@@ -145,38 +160,83 @@ make_dir_at(int dirfd, const char *rel, const char *dir, bool *made)
 	return ok;
 }
 
+/* Writes all of data to fd; false with errno set when it could not. */
+static bool
+write_all(int fd, const void *data, size_t len)
+{
+	const char *s = data;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, s, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			return false;
+		}
+		len -= (size_t)n;
+		s += n;
+	}
+	return true;
+}
+
+/* Creates rel under dirfd (O_EXCL: fd -1 and errno EEXIST when it exists)
+ * with data. Returns false after reporting (any other failure). */
+static bool
+create_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st,
+          bool *exists)
+{
+	int fd, e;
+	bool ok;
+
+	*exists = false;
+	fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			*exists = true;
+		else
+			warn("open %s:", path);
+		return false;
+	}
+	ok = write_all(fd, data, len);
+	e = errno;
+	/* the stat of the written file, from its fd: no second path lookup */
+	if (ok && st && fstat(fd, st) != 0)
+		st->st_size = -1;
+	if (close(fd) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	if (!ok) {
+		errno = e;
+		warn("write %s:", path);
+		unlinkat(dirfd, rel, 0);
+	}
+	return ok;
+}
+
 bool
 write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st)
 {
-	const char *s = data;
-	size_t left = len;
-	ssize_t n;
-	int fd;
+	bool exists;
 
-	fd = openat(dirfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		if (errno != EEXIST)
-			return warn("open %s:", path), false;
-		return write_file_atomic_st(path, data, len, st);
-	}
-	for (; left; left -= (size_t)n, s += n) {
-		n = write(fd, s, left);
-		if (n < 0 && errno == EINTR) {
-			n = 0;
-			continue;
-		}
-		if (n <= 0)
-			break;
-	}
-	/* the stat of the written file, from its fd: no second path lookup */
-	if (st && fstat(fd, st) != 0)
-		st->st_size = -1;
-	if (close(fd) != 0 || left) {
-		warn("write %s:", path);
-		unlinkat(dirfd, rel, 0);
-		return false;
-	}
-	return true;
+	if (create_at(dirfd, rel, path, data, len, st, &exists))
+		return true;
+	return exists && write_file_atomic_st(path, data, len, st);
+}
+
+bool
+write_file_excl_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st)
+{
+	bool exists;
+
+	if (create_at(dirfd, rel, path, data, len, st, &exists))
+		return true;
+	if (exists)
+		warn("open %s:", path);
+	return false;
 }
 
 bool
@@ -187,12 +247,12 @@ write_file_atomic(const char *path, const void *data, size_t len)
 
 /* A name beside path that no other writer uses: this process, and a
  * counter shared by its threads. */
-static void
-temp_name(struct buf *tmp, const char *path)
+void
+file_temp_name(struct buf *tmp, const char *path, const char *suffix)
 {
 	static _Atomic unsigned long seq;
 
-	buf_printf(tmp, "%s.%ld.%lu.tmp", path, (long)getpid(), (unsigned long)seq++);
+	buf_printf(tmp, "%s.%ld.%lu.%s", path, (long)getpid(), (unsigned long)seq++, suffix);
 }
 
 bool
@@ -214,7 +274,7 @@ write_file_atomic_st(const char *path, const void *data, size_t len, struct stat
 			st->st_size = -1;
 		return true;
 	}
-	temp_name(&tmp, path);
+	file_temp_name(&tmp, path, "tmp");
 	/* a new name of our own: nothing planted there is opened or followed */
 	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0 && errno == ENOENT && make_parents(tmp.data))

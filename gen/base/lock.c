@@ -4,7 +4,8 @@
  * `kunai export` shared. BUILD/.kunai/driver names the live driver (ninja,
  * or `kunai run`) as "PID START" (START from /proc, so a reused pid is not
  * taken for it): gen refuses to rewrite under it, and a second driver is
- * refused. */
+ * refused. Whoever takes the lock first undoes a gen that failed or was
+ * killed (journal.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +14,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "journal.h"
 #include "lock.h"
 #include "util.h"
 
@@ -80,22 +83,55 @@ open_in(const char *build_dir, const char *name, struct buf *path)
 	return fd;
 }
 
+/* Takes op on fd, saying so when it has to wait. Returns false after reporting. */
+static bool
+take(int fd, int op, const char *who, const char *build_dir, const char *path)
+{
+	if (flock(fd, op | LOCK_NB) == 0)
+		return true;
+	if (errno != EWOULDBLOCK) {
+		warn("lock %s:", path);
+		return false;
+	}
+	fprintf(stderr, "kunai: %s: waiting for another kunai command on %s\n", who, build_dir);
+	while (flock(fd, op) != 0)
+		if (errno != EINTR) {
+			warn("lock %s:", path);
+			return false;
+		}
+	return true;
+}
+
 int
 lock_take(const char *build_dir, bool exclusive, const char *who)
 {
 	struct buf path = {0};
-	int fd = open_in(build_dir, "lock", &path), op = exclusive ? LOCK_EX : LOCK_SH;
+	int fd = open_in(build_dir, "lock", &path);
+	bool ok = fd >= 0;
 
-	if (fd >= 0 && flock(fd, op | LOCK_NB) != 0) {
-		if (errno == EWOULDBLOCK) {
-			fprintf(stderr, "kunai: %s: waiting for another kunai command on %s\n", who, build_dir);
-			while (flock(fd, op) != 0 && errno == EINTR)
-				;
-		} else {
-			warn("lock %s:", path.data);
-			close(fd);
-			fd = -1;
+	/* a journal under the lock is a gen that failed or was killed: undone
+	 * before anything else, under the lock taken exclusively */
+	while (ok) {
+		ok = take(fd, exclusive ? LOCK_EX : LOCK_SH, who, build_dir, path.data);
+		if (!ok || !journal_pending(build_dir))
+			break;
+		if (exclusive) {
+			ok = journal_recover(build_dir, false);
+			break;
 		}
+		/* shared: one of the readers that found it undoes it; the others
+		 * wait for it, never for a reader that holds the lock after it */
+		flock(fd, LOCK_UN);
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			ok = journal_recover(build_dir, false);
+			flock(fd, LOCK_UN);
+		} else {
+			nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+		}
+	}
+	if (!ok && fd >= 0) {
+		close(fd);
+		fd = -1;
 	}
 	buf_free(&path);
 	return fd;

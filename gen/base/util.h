@@ -94,6 +94,18 @@ bool write_file_atomic_st(const char *path, const void *data, size_t len, struct
  * stat, st_size -1 if none. */
 bool write_file_new_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
                        struct stat *st);
+/* Creates rel under dirfd (path names it in messages) with data, never
+ * through a link and never over a file that exists (an error then too);
+ * *st (if not NULL) gets the stat of the written descriptor, st_size -1 if
+ * none. A failed write removes it. Returns false after reporting. */
+bool write_file_excl_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
+                        struct stat *st);
+/* Whether rel under dirfd (not a link) holds exactly these bytes; *st (if
+ * not NULL) gets the stat of the file it read. */
+bool file_same_at(int dirfd, const char *rel, const void *data, size_t len, struct stat *st);
+/* Appends to tmp a name beside path that no other writer uses (this
+ * process's id and a counter), ending in .suffix. */
+void file_temp_name(struct buf *tmp, const char *path, const char *suffix);
 /* Makes dir and any missing parent; *made tells whether dir is new (so
  * every file in it is new too). Returns false after reporting. */
 bool make_dir(const char *dir, bool *made);

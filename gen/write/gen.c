@@ -18,6 +18,7 @@
 #include "gen.h"
 #include "gen_opts.h"
 #include "gen/base/escape.h"
+#include "gen/base/journal.h"
 #include "gen/base/lock.h"
 #include "install.h"
 #include "manifest.h"
@@ -196,6 +197,7 @@ render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct
 		w[i].to = rl->len * (i + 1) / n;
 		w[i].sink.root = out->root;
 		w[i].sink.mf = out->mf;
+		w[i].sink.jr = out->jr;
 		w[i].sink.ok = true;
 		if (pthread_create(&w[i].thread, NULL, work, &w[i]) != 0) {
 			warn("pthread_create: cannot start a rendering thread");
@@ -209,13 +211,7 @@ render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct
 	for (i = 0; i < started; i++) {
 		pthread_join(w[i].thread, NULL);
 		ok = ok && w[i].ok;
-		buf_push(&out->mf_out, w[i].sink.mf_out.data, w[i].sink.mf_out.len);
-		buf_push(&out->made, w[i].sink.made.data, w[i].sink.made.len);
-		buf_free(&w[i].sink.mf_out);
-		buf_free(&w[i].sink.made);
-		buf_free(&w[i].sink.path);
-		buf_free(&w[i].sink.dir);
-		buf_free(&w[i].sink.checked);
+		sink_join(out, &w[i].sink);
 	}
 	return ok;
 }
@@ -290,6 +286,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	struct runlist rl = {0};
 	struct sink sink = {.ok = true};
 	struct manifest mf = {.rootfd = -1};
+	struct journal jr = {.fd = -1};
 	struct worker *ws = NULL;
 	struct install_set inst = {0};
 	size_t n_ws = 0, i;
@@ -365,7 +362,15 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		goto done;
 	}
 	manifest_load(&mf, out_dir);
+	if (mf.rootfd < 0) {
+		warn("open %s:", out_dir);
+		goto undo;
+	}
+	/* all or nothing from here: each step is journaled before it is taken */
+	if (!journal_begin(&jr, mf.rootfd, out_dir))
+		goto undo;
 	sink.mf = &mf;
+	sink.jr = &jr;
 	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
 		goto undo;
 	sink_emit(&sink, "kunai.json", &b);
@@ -387,15 +392,11 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	}
 	ninja_write_report(c, &rl, &b);
 	sink_emit(&sink, "report.ninja", &b);
+	/* last, so that until every other file is in place the old graph
+	 * (older than the edited config) makes ninja regenerate first */
 	ninja_write_build(c, &rl, &inst, &b);
 	sink_emit(&sink, "build.ninja", &b);
-	if (!sink.ok)
-		goto undo;
-	/* last: a gen that failed before this point leaves the old manifest,
-	 * whose stats no longer match what it rewrote */
-	mf.out = sink.mf_out;
-	sink.mf_out = (struct buf){0};
-	if (!manifest_save(&mf, out_dir))
+	if (!sink_commit(&sink))
 		goto undo;
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
 	if (dir_out)
@@ -422,22 +423,21 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	}
 	goto done;
 undo:
-	/* a full disk, say: what this gen made goes, the build dir stays as it was */
+	/* a full disk, say: what this gen did is undone, the build dir stays
+	 * as it was (or, when undoing fails too, the next command undoes it) */
+	journal_close(&jr);
+	if (mf.rootfd >= 0)
+		journal_recover(out_dir, true);
 	if (made)
 		remove_tree_at(AT_FDCWD, out_dir);
-	else
-		sink_undo(&sink);
 done:
 	if (lockfd >= 0)
 		close(lockfd);
 	buf_free(&b);
 	buf_free(&dd);
 	buf_free(&single);
-	buf_free(&sink.made);
-	buf_free(&sink.path);
-	buf_free(&sink.dir);
-	buf_free(&sink.checked);
-	buf_free(&sink.mf_out);
+	journal_close(&jr);
+	sink_free(&sink);
 	manifest_free(&mf);
 	free(inst.run_set);
 	free(inst.set_off);

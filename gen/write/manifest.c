@@ -183,23 +183,10 @@ manifest_record(const struct manifest *m, struct buf *out, const char *rel, cons
 	}
 }
 
-bool
-manifest_save(struct manifest *m, const char *root)
-{
-	struct buf path = {0};
-	bool ok;
-
-	buf_printf(&path, "%s/.kunai/manifest", root);
-	ok = write_file_atomic(path.data, m->out.data ? m->out.data : "", m->out.len);
-	buf_free(&path);
-	return ok;
-}
-
 void
 manifest_free(struct manifest *m)
 {
 	buf_free(&m->text);
-	buf_free(&m->out);
 	free(m->old);
 	free(m->slots);
 	if (m->rootfd >= 0)

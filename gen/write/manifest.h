@@ -20,11 +20,10 @@ struct manifest {
 	size_t n_slots;         /* a power of two */
 	int64_t written_ns;     /* the old manifest's mtime: later stats are not trusted */
 	int rootfd;             /* the build dir, for stats relative to it; -1 if none */
-	struct buf out;         /* the new manifest */
 };
-/* The old part is only read after manifest_load, so threads that render
- * parts of the campaign share it, each recording into a buffer of its own
- * (appended to out in order). */
+/* It is only read after manifest_load, so threads that render parts of the
+ * campaign share it, each recording the new manifest's lines into a buffer
+ * of its own (joined in order; sink_commit writes them). */
 
 /* A 64-bit hash of n bytes (not cryptographic: a file's size must match too). */
 uint64_t manifest_hash(const void *p, size_t n);
@@ -43,10 +42,6 @@ bool manifest_unchanged(const struct manifest *m, struct buf *out, const char *r
 struct stat;
 void manifest_record(const struct manifest *m, struct buf *out, const char *rel, const char *path, uint64_t hash,
                      size_t len, const struct stat *known);
-
-/* Writes the new manifest to root/.kunai/manifest (tmp + rename); false
- * after reporting. */
-bool manifest_save(struct manifest *m, const char *root);
 
 void manifest_free(struct manifest *m);
 

@@ -2,12 +2,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sink.h"
 #include "manifest.h"
+#include "gen/base/journal.h"
 #include "gen/base/util.h"
 
 /* Refuses a symbolic link among the directories of rel (relative to the
@@ -45,37 +48,34 @@ sink_nolinks(struct sink *s, int at, const char *rel)
 	return ok;
 }
 
-/* Makes the directory rel (and its parents) under at, recording in made
- * the topmost one that did not exist. Returns false after reporting. */
+/* Makes sure of the directory rel (and its parents) under at. The topmost
+ * one missing is journaled before it is made (all below it is new, and
+ * goes with it). Returns false after reporting. */
 static bool
-sink_dir(struct sink *s, int at, const char *rel, const char *path)
+sink_dir(struct sink *s, int at, const char *rel)
 {
 	struct buf p = {0};
+	struct stat st;
 	char *c;
 	bool ok = true;
 
 	s->fresh = false;
-	if (mkdirat(at, rel, 0777) == 0) {
-		s->fresh = true;
-		buf_push(&s->made, rel, strlen(rel) + 1);
-		return true;
-	}
-	if (errno == EEXIST)
-		return true;
-	if (errno != ENOENT)
-		return warn("mkdir %s:", path), false;
+	if (fstatat(at, rel, &st, 0) == 0)
+		return true; /* (a file there: writing in it says so) */
+	if (errno != ENOENT && errno != ENOTDIR)
+		return warn("stat %s/%s:", s->root, rel), false;
 	buf_puts(&p, rel);
 	buf_putc(&p, '/');
-	for (c = p.data + 1; (c = strchr(c, '/')); c++) {
+	for (c = p.data; ok && (c = strchr(c + 1, '/'));) {
 		*c = '\0';
-		if (mkdirat(at, p.data, 0777) == 0) {
-			if (!s->fresh)
-				buf_push(&s->made, p.data, strlen(p.data) + 1);
+		if (s->fresh || fstatat(at, p.data, &st, 0) != 0) {
+			if (!s->fresh && !journal_note(s->jr, JOURNAL_DIR, p.data)) {
+				ok = false;
+			} else if (mkdirat(at, p.data, 0777) != 0 && (s->fresh || errno != EEXIST)) {
+				warn("mkdir %s/%s:", s->root, p.data);
+				ok = false;
+			}
 			s->fresh = true;
-		} else if (errno != EEXIST) {
-			warn("mkdir %s:", path);
-			ok = false;
-			break;
 		}
 		*c = '/';
 	}
@@ -83,74 +83,206 @@ sink_dir(struct sink *s, int at, const char *rel, const char *path)
 	return ok;
 }
 
-/* Removes the dirs a failed gen made (with the files it wrote in them),
- * newest first, so that the build dir is as it was. */
-void
-sink_undo(struct sink *s)
+/* Writes data for rel (not in a dir this gen made) to a temporary of its
+ * own, unless rel holds these bytes already. Returns false after reporting. */
+static bool
+sink_stage(struct sink *s, int at, const char *rel, uint64_t hash, const char *data, size_t len)
 {
-	int at = s->mf && s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
-	size_t end = s->made.len, i;
+	struct sink_pending *p;
+	struct stat st;
+	bool existed = false;
 
-	while (end > 0) {
-		for (i = end - 1; i > 0 && s->made.data[i - 1]; i--)
-			;
-		remove_tree_at(at, s->made.data + i);
-		end = i;
+	if (fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			warn("%s is a symbolic link; kunai does not write through links (remove it)", s->path.data);
+			return false;
+		}
+		existed = true;
+		if (file_same_at(at, rel, data, len, &st)) {
+			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
+			return true;
+		}
+	} else if (errno != ENOENT) {
+		warn("stat %s:", s->path.data);
+		return false;
 	}
+	s->tmp.len = 0;
+	file_temp_name(&s->tmp, rel, "tmp");
+	s->shown.len = 0;
+	buf_printf(&s->shown, "%s/%s", s->root, s->tmp.data);
+	if (!journal_note(s->jr, JOURNAL_TEMP, s->tmp.data) ||
+	    !write_file_excl_at(at, s->tmp.data, s->shown.data, data, len, &st))
+		return false;
+	s->pend = xreserve(s->pend, s->n_pend + 1, &s->cap_pend, sizeof(*s->pend));
+	p = &s->pend[s->n_pend++];
+	p->rel = s->names.len;
+	buf_push(&s->names, rel, strlen(rel) + 1);
+	p->tmp = s->names.len;
+	buf_push(&s->names, s->tmp.data, s->tmp.len + 1);
+	p->hash = hash;
+	p->len = len;
+	p->ino = st.st_size >= 0 ? (uint64_t)st.st_ino : 0;
+	p->existed = existed;
+	return true;
 }
 
-/* Writes content as root/rel (only when it changed; atomically over an
- * existing file) and empties content for the next file. A file the
- * manifest vouches for costs one stat; a run's files come together, so its
- * directory is made once, and a new one needs no reads. */
+/* Writes content as root/rel when it changed and empties content for the
+ * next file. A file the manifest vouches for costs one stat; a run's files
+ * come together, so its directory is made sure of once, and a new one
+ * needs no reads and no temporaries. */
 void
 sink_emit(struct sink *s, const char *rel, struct buf *content)
 {
 	const char *slash = strrchr(rel, '/');
-	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len, rlen;
+	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len;
 	const char *data = content->data ? content->data : "";
-	/* paths relative to the open build dir (from off in path and dir): no
-	 * lookup of its own path */
-	int at = s->mf->rootfd >= 0 ? s->mf->rootfd : AT_FDCWD;
+	int at = s->mf ? s->mf->rootfd : -1;
 	uint64_t hash;
 	struct stat st;
-	size_t off;
 
 	content->len = 0;
 	if (!s->root || !s->ok)
 		return;
 	hash = manifest_hash(data, len);
+	if (manifest_unchanged(s->mf, &s->mf_out, rel, hash, len))
+		return;
 	s->path.len = 0;
 	/* (printf costs more than the path: this runs twice per run) */
 	buf_puts(&s->path, s->root);
 	buf_putc(&s->path, '/');
-	rlen = s->path.len;
 	buf_puts(&s->path, rel);
-	off = at == AT_FDCWD ? 0 : rlen;
-	if (manifest_unchanged(s->mf, &s->mf_out, rel, hash, len))
-		return;
 	if (!slash) {
 		s->fresh = false;
-	} else {
-		size_t plen = rlen + dlen;
-		if (s->dir.len != plen || memcmp(s->dir.data, s->path.data, plen) != 0) {
-			s->dir.len = 0;
-			buf_push(&s->dir, s->path.data, plen);
-			if ((at != AT_FDCWD && !sink_nolinks(s, at, s->dir.data + off)) ||
-			    !sink_dir(s, at, s->dir.data + off, s->dir.data)) {
-				s->ok = false;
-				return;
-			}
+	} else if (s->dir.len != dlen || memcmp(s->dir.data, rel, dlen) != 0) {
+		s->dir.len = 0;
+		buf_push(&s->dir, rel, dlen);
+		if (!sink_nolinks(s, at, s->dir.data) || !sink_dir(s, at, s->dir.data)) {
+			s->ok = false;
+			return;
 		}
 	}
 	if (s->fresh) {
-		s->ok = write_file_new_at(at, s->path.data + off, s->path.data, data, len, &st);
+		s->ok = write_file_new_at(at, rel, s->path.data, data, len, &st);
 		if (s->ok)
 			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
 	} else {
-		s->ok = write_file_atomic_st(s->path.data, data, len, &st);
-		if (s->ok)
-			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
+		s->ok = sink_stage(s, at, rel, hash, data, len);
 	}
 }
 
+void
+sink_join(struct sink *s, struct sink *from)
+{
+	size_t i, base = s->names.len;
+
+	buf_push(&s->mf_out, from->mf_out.data, from->mf_out.len);
+	buf_push(&s->names, from->names.data, from->names.len);
+	s->pend = xreserve(s->pend, s->n_pend + from->n_pend, &s->cap_pend, sizeof(*s->pend));
+	for (i = 0; i < from->n_pend; i++) {
+		s->pend[s->n_pend] = from->pend[i];
+		s->pend[s->n_pend].rel += base;
+		s->pend[s->n_pend].tmp += base;
+		s->n_pend++;
+	}
+	s->ok = s->ok && from->ok;
+	sink_free(from);
+}
+
+#define MANIFEST ".kunai/manifest"
+
+bool
+sink_commit(struct sink *s)
+{
+	const char *mdata = s->mf_out.data ? s->mf_out.data : "";
+	int at = s->mf->rootfd;
+	struct buf rec = {0}, baks = {0}, shown = {0};
+	size_t *bak = xcalloc(s->n_pend + 1, sizeof(*bak)), i, mtmp;
+	struct stat st;
+	bool ok = false, mexisted;
+
+	if (!s->ok)
+		goto out;
+	mexisted = fstatat(at, MANIFEST, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!s->n_pend && mexisted && file_same_at(at, MANIFEST, mdata, s->mf_out.len, NULL)) {
+		ok = true;
+		goto end;
+	}
+	/* every rename, with the backup of the file it replaces, listed and on
+	 * disk before the first */
+	for (i = 0; i <= s->n_pend; i++) {
+		const char *rel = i < s->n_pend ? s->names.data + s->pend[i].rel : MANIFEST;
+		bak[i] = baks.len;
+		file_temp_name(&baks, rel, "old");
+		buf_push(&baks, "", 1);
+	}
+	mtmp = baks.len;
+	file_temp_name(&baks, MANIFEST, "tmp");
+	for (i = 0; i < s->n_pend; i++)
+		journal_rename(&rec, s->pend[i].existed, s->names.data + s->pend[i].rel,
+		               s->names.data + s->pend[i].tmp, baks.data + bak[i]);
+	journal_rename(&rec, mexisted, MANIFEST, baks.data + mtmp, baks.data + bak[s->n_pend]);
+	journal_mark(&rec, JOURNAL_COMMIT);
+	if (!journal_write(s->jr, &rec, true))
+		goto out;
+	for (i = 0; i < s->n_pend; i++) {
+		const struct sink_pending *p = &s->pend[i];
+		const char *rel = s->names.data + p->rel;
+
+		if (p->existed && linkat(at, rel, at, baks.data + bak[i], 0) != 0) {
+			warn("link %s/%s:", s->root, rel);
+			goto out;
+		}
+		if (renameat(at, s->names.data + p->tmp, at, rel) != 0) {
+			warn("rename %s/%s:", s->root, rel);
+			goto out;
+		}
+		/* the stat of the file this gen wrote (its inode), as renamed */
+		if (p->ino && fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)st.st_ino == p->ino)
+			manifest_record(s->mf, &s->mf_out, rel, NULL, p->hash, p->len, &st);
+	}
+	mdata = s->mf_out.data ? s->mf_out.data : "";
+	if (!mexisted || !file_same_at(at, MANIFEST, mdata, s->mf_out.len, NULL)) {
+		buf_printf(&shown, "%s/%s", s->root, baks.data + mtmp);
+		if (mexisted && linkat(at, MANIFEST, at, baks.data + bak[s->n_pend], 0) != 0) {
+			warn("link %s/%s:", s->root, MANIFEST);
+			goto out;
+		}
+		if (!write_file_excl_at(at, baks.data + mtmp, shown.data, mdata, s->mf_out.len, NULL))
+			goto out;
+		if (renameat(at, baks.data + mtmp, at, MANIFEST) != 0) {
+			warn("rename %s/%s:", s->root, MANIFEST);
+			goto out;
+		}
+	}
+	rec.len = 0;
+	journal_mark(&rec, JOURNAL_DONE);
+	if (!journal_write(s->jr, &rec, false))
+		goto out;
+	/* every file is the new one: the backups go, then the journal */
+	for (i = 0; i <= s->n_pend; i++)
+		unlinkat(at, baks.data + bak[i], 0);
+	ok = true;
+end:
+	journal_end(s->jr);
+out:
+	buf_free(&rec);
+	buf_free(&baks);
+	buf_free(&shown);
+	free(bak);
+	return ok;
+}
+
+void
+sink_free(struct sink *s)
+{
+	buf_free(&s->mf_out);
+	buf_free(&s->path);
+	buf_free(&s->tmp);
+	buf_free(&s->shown);
+	buf_free(&s->dir);
+	buf_free(&s->checked);
+	buf_free(&s->names);
+	free(s->pend);
+	s->pend = NULL;
+	s->n_pend = s->cap_pend = 0;
+}

@@ -1,33 +1,58 @@
 /* sink.h: where gen's rendered files go (sink.c): under the build dir,
- * only when their bytes changed, never through a link; what a failed gen
- * made is removed again. */
+ * only when their bytes changed, never through a link, all or nothing: a
+ * file in a run dir this gen made is written in place (the dir is new), any
+ * other to a temporary, and the temporaries are renamed over their files
+ * together at the end (sink_commit), each step journaled first. */
 #ifndef KUNAI_SINK_H
 #define KUNAI_SINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "manifest.h"
 #include "gen/base/util.h"
 
+struct journal;
+
+/* A file written to its temporary, to be renamed over it. */
+struct sink_pending {
+	size_t rel, tmp;   /* offsets of the NUL-ended paths in names */
+	uint64_t hash, ino; /* ino: the temporary's (0: unknown) */
+	size_t len;
+	bool existed;      /* the file is there now (backed up before the rename) */
+};
+
 /* Where rendered files go: under root, or nowhere when root is NULL. */
 struct sink {
 	const char *root; /* NULL: discard */
-	const struct manifest *mf; /* what gen wrote last time (shared) */
+	const struct manifest *mf; /* what gen wrote last time (shared); its rootfd is root */
+	struct journal *jr; /* where each step is recorded first (shared) */
 	struct buf mf_out;         /* this sink's lines of the new manifest */
-	struct buf path;
+	struct buf path;  /* root/rel of the file at hand, for messages */
+	struct buf tmp, shown;
 	struct buf dir;   /* the directory of the last file made sure of */
 	bool fresh;       /* dir was made by this gen: its files are all new */
-	struct buf made;  /* the topmost dirs this gen made, each NUL-ended: a
-	                     failed gen removes them with what it wrote there */
 	struct buf checked; /* the last dir (relative) found free of links */
+	struct sink_pending *pend; /* in the order written */
+	size_t n_pend, cap_pend;
+	struct buf names;
 	bool ok;
 };
 
-/* Writes content as root/rel (only when it changed; atomically over an
+/* Writes content as root/rel when it changed (to a temporary, over an
  * existing file), records it in the manifest and empties content for the
  * next file; s->ok false after reporting a failure. */
 void sink_emit(struct sink *s, const char *rel, struct buf *content);
-/* Removes the dirs a failed gen made (with the files it wrote in them). */
-void sink_undo(struct sink *s);
+/* Appends what the sink from has written (a thread's share) to s, and
+ * empties from. */
+void sink_join(struct sink *s, struct sink *from);
+/* Journals every rename, then renames every temporary over its file (each
+ * old file linked to a backup first), then writes the new manifest (this
+ * sink's lines, with the stats of the files as renamed), then removes the
+ * backups and the journal. Returns false after reporting: the journal then
+ * undoes it all. */
+bool sink_commit(struct sink *s);
+void sink_free(struct sink *s);
 
 #endif
