@@ -8,7 +8,7 @@ bats_require_minimum_version 1.5.0
 	top=$BATS_TEST_DIRNAME/..
 	[ -f "$top/Makefile" ] || skip "no Makefile: run ./configure"
 	command -v make >/dev/null || skip "no make"
-	run make -s -C "$top" bench-smoke
+	run make -s --no-print-directory -C "$top" bench-smoke
 	[ "$status" -eq 0 ] || { printf '%s\n' "$output"; false; }
 	# one table per script that make bench runs
 	scripts=$(grep -c '^	$(BENCH) sh tests/bench/' "$top/Makefile.in")
