@@ -12,27 +12,7 @@
 enum {
 	/* A hostlist that names more nodes than this is a typo (node-[1-1000000]). */
 	HOSTLIST_MAX = 100000,
-	/* Digits in one field of a range (no overflow). */
-	MAX_DIGITS = 9,
 };
-
-/* Reads 1..MAX_DIGITS digits at *s; returns -1 when there are none or too many. */
-static long
-digits(const char **s)
-{
-	const char *p = *s;
-	long v = 0;
-
-	while (isdigit((unsigned char)*p)) {
-		if (p - *s == MAX_DIGITS)
-			return -1;
-		v = v * 10 + (*p++ - '0');
-	}
-	if (p == *s)
-		return -1;
-	*s = p;
-	return v;
-}
 
 struct names {
 	char **v;
@@ -89,7 +69,7 @@ expand_part(struct buf *prefix, const char *s, const char *end, struct names *l)
 		if (!e)
 			e = close;
 		q = item;
-		if ((lo = digits(&q)) < 0) {
+		if ((lo = util_digits(&q)) < 0) {
 			ok = false;
 			break;
 		}
@@ -106,7 +86,7 @@ expand_part(struct buf *prefix, const char *s, const char *end, struct names *l)
 		}
 		q++;
 		width = (int)(e - q);
-		if ((hi = digits(&q)) < 0 || q != e || hi < lo || hi - lo >= HOSTLIST_MAX) {
+		if ((hi = util_digits(&q)) < 0 || q != e || hi < lo || hi - lo >= HOSTLIST_MAX) {
 			ok = false;
 			break;
 		}

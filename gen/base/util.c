@@ -398,3 +398,20 @@ util_hash_hex(const void *p, size_t n, char out[17])
 		out[i] = hex[h & 15];
 	out[16] = '\0';
 }
+
+long
+util_digits(const char **s)
+{
+	const char *p = *s;
+	long v = 0;
+
+	while (*p >= '0' && *p <= '9') {
+		if (p - *s == 9)
+			return -1;
+		v = v * 10 + (*p++ - '0');
+	}
+	if (p == *s)
+		return -1;
+	*s = p;
+	return v;
+}

@@ -142,6 +142,9 @@ long util_days_from_civil(long y, long m, long d);
 /* d truncated to an int (a long), or dflt when d is NaN or outside the
  * type's range: converting such a double is undefined behaviour, and
  * numbers read back from summary.json or an archive can be anything. */
+/* Reads 1 to 9 decimal digits at *s and moves *s past them; returns -1
+ * (leaving *s) when there are none or more than 9 (no overflow). */
+long util_digits(const char **s);
 int util_to_int(double d, int dflt);
 long util_to_long(double d, long dflt);
 

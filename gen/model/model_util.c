@@ -16,8 +16,6 @@ enum {
 	/* Longer words are not compared: no key is that long, and the
 	 * distance table stays small. */
 	SUGGEST_MAX_LEN = 64,
-	/* Digits in one field of a time limit (no overflow). */
-	MAX_DIGITS = 9,
 };
 
 /* Limits above a century are typos, and keep every sum in a long. */
@@ -119,24 +117,6 @@ m_did_you_mean(struct buf *b, const char *word, const char *const *cands, size_t
 		buf_printf(b, " (did you mean '%s'?)", s);
 }
 
-/* Reads 1..MAX_DIGITS digits at *s; returns -1 when there are none or too many. */
-static long
-digits(const char **s)
-{
-	const char *p = *s;
-	long v = 0;
-
-	while (isdigit((unsigned char)*p)) {
-		if (p - *s == MAX_DIGITS)
-			return -1;
-		v = v * 10 + (*p++ - '0');
-	}
-	if (p == *s)
-		return -1;
-	*s = p;
-	return v;
-}
-
 /* A time limit read as CloudAI reads it (cloudai.util.parse_time_limit),
  * so that a file written for CloudAI means the same here: N with s, m, h,
  * d or w (any case); D-H:M:S; H:M:S; H:M (hours and minutes, not Slurm's
@@ -153,7 +133,7 @@ model_parse_time(const char *s, bool *slurm_only)
 	const char *units = "smhdw";
 
 	*slurm_only = false;
-	if (!s || (f[0] = digits(&p)) < 0)
+	if (!s || (f[0] = util_digits(&p)) < 0)
 		return -1;
 	if (*p && !p[1] && strchr(units, tolower((unsigned char)*p))) {
 		static const long unit[] = {1, 60, 3600, 86400, 7 * 86400};
@@ -163,13 +143,13 @@ model_parse_time(const char *s, bool *slurm_only)
 	if (*p == '-') {
 		days = f[0];
 		p++;
-		if ((f[0] = digits(&p)) < 0)
+		if ((f[0] = util_digits(&p)) < 0)
 			return -1;
 	}
 	n = 1;
 	while (*p == ':' && n < 3) {
 		p++;
-		if ((f[n] = digits(&p)) < 0)
+		if ((f[n] = util_digits(&p)) < 0)
 			return -1;
 		n++;
 	}
