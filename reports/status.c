@@ -419,6 +419,14 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 	buf_free(&line);
 }
 
+/* true when a was modified before b */
+static bool
+older(const struct stat *a, const struct stat *b)
+{
+	return a->st_mtim.tv_sec < b->st_mtim.tv_sec ||
+	       (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec < b->st_mtim.tv_nsec);
+}
+
 /* The run's graded outcome when `kunai report` (or `kunai grade`) has
  * graded its current result: report.json at least as new as job.json and
  * about the same run. The STATE column then shows it with the runner's
@@ -438,9 +446,7 @@ graded(struct arena *a, const char *root, struct row *r)
 		goto done;
 	path.len = 0;
 	buf_printf(&path, "%s/%s/report.json", root, r->rep.dir);
-	if (stat(path.data, &rs) != 0 ||
-	    (rs.st_mtim.tv_sec < js.st_mtim.tv_sec ||
-	     (rs.st_mtim.tv_sec == js.st_mtim.tv_sec && rs.st_mtim.tv_nsec < js.st_mtim.tv_nsec)))
+	if (stat(path.data, &rs) != 0 || older(&rs, &js))
 		goto done;
 	if (!json_load_report(a, path.data, &g, &why) || strcmp(g.dir, r->rep.dir) != 0 ||
 	    g.outcome == OUTCOME_RUNNING || g.outcome == OUTCOME_NOT_RUN)
@@ -452,6 +458,38 @@ graded(struct arena *a, const char *root, struct row *r)
 done:
 	buf_free(&path);
 	buf_free(&why);
+}
+
+/* A run the fleet verdict flagged is suspect only in summary.json (kunai
+ * report writes it after every report.json; DESIGN 15): the STATE column
+ * shows it when that summary is at least as new as the run's report.json. */
+static void
+suspects(struct arena *a, const char *root, struct row *rows, size_t n)
+{
+	struct buf path = {0};
+	struct summary s;
+	struct stat ss, rs;
+	size_t i;
+
+	buf_printf(&path, "%s/report/summary.json", root);
+	if (stat(path.data, &ss) != 0 || !json_load_summary(a, path.data, &s))
+		goto done;
+	for (i = 0; i < n && i < s.n_runs; i++) {
+		struct row *r = &rows[i];
+
+		if (s.runs[i].outcome != OUTCOME_SUSPECT || r->rep.outcome != OUTCOME_PASSED || !s.runs[i].dir ||
+		    strcmp(s.runs[i].dir, r->rep.dir) != 0)
+			continue;
+		path.len = 0;
+		buf_printf(&path, "%s/%s/report.json", root, r->rep.dir);
+		if (stat(path.data, &rs) != 0 || older(&ss, &rs))
+			continue;
+		r->state = "suspect (job passed)";
+		r->rep.outcome = OUTCOME_SUSPECT;
+		r->rep.reason = s.runs[i].reason;
+	}
+done:
+	buf_free(&path);
 }
 
 int
@@ -506,6 +544,7 @@ cmd_status(int argc, char **argv)
 		else if (r->job.scheduler && strcmp(r->job.scheduler, "standalone") == 0)
 			query_standalone(r, have_host ? host : NULL);
 	}
+	suspects(&a, argv[1], rows, p.n_runs);
 	if (any_slurm)
 		query_slurm(&a, rows, p.n_runs);
 	print_phases(&a, argv[1]);

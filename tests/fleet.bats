@@ -132,6 +132,11 @@ campaign() {
 	grep -q '<p class="verdict drain" id="verdict"><strong>Drain: gpu-node-05 (nccl max_busbw 40% below peers); healthy: 7 nodes</strong></p>' "$I"
 	grep -A1 '<tbody>' "$I" | grep -q '<tr><td>gpu-node-05</td><td class="drain">drain</td><td class="num g3 flag" title="max_busbw: 289.9 GB/s; median of 8: 483.1"><a href="runs/5-nccl-05-0.html">60%</a></td></tr>'
 	[ -f "$B/report/runs/5-nccl-05-0.html" ]
+	# the run page and kunai status agree with the report: graded suspect, the job passed
+	grep -q suspect "$B/report/runs/5-nccl-05-0.html"
+	run -0 "$KUNAI" status "$B"
+	printf '%s\n' "$output" | grep -q '^nccl-05 .*suspect (job passed)'
+	[[ "${lines[-1]}" == *" 8 passed, 1 suspect, 0 live" ]]
 	command -v chromium >/dev/null || skip "chromium is not installed (apt-get install chromium)"
 	run -0 timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$W/chr" \
 		--dump-dom "file://$I"
