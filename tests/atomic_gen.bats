@@ -4,20 +4,13 @@
 # was, or journaled so that the next kunai command (gen, report, the
 # runner) puts it back before anything else.
 bats_require_minimum_version 1.5.0
+load helpers
 
 setup() {
 	W=$BATS_TEST_TMPDIR
 	C=$W/c
 	B=$W/out
-	mkdir -p "$C/tests"
-	cat >"$C/system.toml" <<-'T'
-	name = "local"
-	scheduler = "standalone"
-	install_path = "./install"
-	output_path = "./results"
-	T
-	printf 'name = "ok"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo ok"\n' \
-		>"$C/tests/ok.toml"
+	standalone_campaign "$C"
 	printf 'name = "other"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo other"\n' \
 		>"$C/tests/other.toml"
 	printf '%s\n' 'name = "s"' '[[Tests]]' 'id = "a"' 'test_name = "ok"' 'iterations = 2' \

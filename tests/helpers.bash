@@ -6,3 +6,13 @@
 need_cloudai() {
 	[ -d "$SHARED/cloudai-compat" ] || skip "no CloudAI reference material: set SHARED=DIR (see README)"
 }
+
+# standalone_campaign DIR: DIR/system.toml, a standalone system, and
+# DIR/tests/ok.toml, a BashCmd test that echoes ok
+standalone_campaign() {
+	mkdir -p "$1/tests"
+	printf 'name = "local"\nscheduler = "standalone"\ninstall_path = "./install"\noutput_path = "./results"\n' \
+		>"$1/system.toml"
+	printf 'name = "ok"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo ok"\n' \
+		>"$1/tests/ok.toml"
+}

@@ -4,20 +4,13 @@
 # gens and reports), no write through a planted link, export never packs
 # temporaries, and a killed gen leaves the previous build dir as it was.
 bats_require_minimum_version 1.5.0
+load helpers
 
 setup() {
 	W=$BATS_TEST_TMPDIR
 	C=$W/c
 	B=$W/out
-	mkdir -p "$C/tests"
-	cat >"$C/system.toml" <<-'T'
-	name = "local"
-	scheduler = "standalone"
-	install_path = "./install"
-	output_path = "./results"
-	T
-	printf 'name = "ok"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo ok"\n' \
-		>"$C/tests/ok.toml"
+	standalone_campaign "$C"
 	# sleep 4712: a number no other process here sleeps, to find leftovers
 	printf 'name = "long"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "sleep 4712"\n' \
 		>"$C/tests/long.toml"
