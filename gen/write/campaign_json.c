@@ -183,6 +183,23 @@ case_json(const struct test_case *tc)
 /* Appends `,\n\t"KEY":\t` and the scenario with its cases, each case on a
  * line of its own, printed as it is made: the tree of 100,000 cases, each
  * with its test, was most of what gen held. */
+/* Appends o, then frees it, as one line of an array (last: no comma after
+ * it). Returns false when cJSON cannot print it (out of memory). */
+static bool
+put_element(cJSON *o, bool last, struct buf *out)
+{
+	char *text = cJSON_PrintUnformatted(o);
+
+	cJSON_Delete(o);
+	if (!text)
+		return false;
+	buf_puts(out, "\t\t");
+	buf_puts(out, text);
+	buf_puts(out, last ? "\n\t" : ",\n");
+	cJSON_free(text);
+	return true;
+}
+
 static bool
 scenario_write(const char *key, const struct scenario *sc, struct buf *out)
 {
@@ -198,17 +215,9 @@ scenario_write(const char *key, const struct scenario *sc, struct buf *out)
 	buf_push(out, text, strlen(text) - 1);
 	cJSON_free(text);
 	buf_puts(out, sc->n_cases ? ",\"Tests\":[\n" : ",\"Tests\":[");
-	for (i = 0; i < sc->n_cases; i++) {
-		o = case_json(&sc->cases[i]);
-		text = cJSON_PrintUnformatted(o);
-		cJSON_Delete(o);
-		if (!text)
+	for (i = 0; i < sc->n_cases; i++)
+		if (!put_element(case_json(&sc->cases[i]), i + 1 == sc->n_cases, out))
 			return false;
-		buf_puts(out, "\t\t");
-		buf_puts(out, text);
-		buf_puts(out, i + 1 < sc->n_cases ? ",\n" : "\n\t");
-		cJSON_free(text);
-	}
 	buf_puts(out, "]}");
 	return true;
 }
@@ -285,16 +294,10 @@ json_campaign(const struct campaign *c, const struct runlist *rl, struct buf *ou
 			cJSON_AddItemToObject(j, "sweep", kvlist_json(&r->sweep));
 		cJSON_AddItemToObject(j, "cmd_args", kvlist_json(&r->args));
 		cJSON_AddItemToObject(j, "env", kvlist_json(&r->env));
-		text = cJSON_PrintUnformatted(j);
-		cJSON_Delete(j);
-		if (!text) {
+		if (!put_element(j, i + 1 == rl->len, out)) {
 			warn("out of memory while printing kunai.json");
 			return false;
 		}
-		buf_puts(out, "\t\t");
-		buf_puts(out, text);
-		buf_puts(out, i + 1 < rl->len ? ",\n" : "\n\t");
-		cJSON_free(text);
 	}
 	buf_puts(out, "]\n}\n");
 	return true;
