@@ -16,22 +16,26 @@ integral(double v)
 	return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
 }
 
-void
-fmt_num(struct buf *b, double v)
+/* v exactly when integral, else with prec significant digits */
+static void
+fmt_prec(struct buf *b, double v, int prec)
 {
 	if (integral(v))
 		buf_printf(b, "%.0f", v);
 	else
-		buf_printf(b, "%.4g", v);
+		buf_printf(b, "%.*g", prec, v);
+}
+
+void
+fmt_num(struct buf *b, double v)
+{
+	fmt_prec(b, v, 4);
 }
 
 void
 fmt_data(struct buf *b, double v)
 {
-	if (integral(v))
-		buf_printf(b, "%.0f", v);
-	else
-		buf_printf(b, "%.9g", v);
+	fmt_prec(b, v, 9);
 }
 
 void
@@ -45,10 +49,8 @@ fmt_bytes(struct buf *b, double v)
 		x /= 1024;
 		u++;
 	}
-	if (integral(x))
-		buf_printf(b, "%.0f %s", x, units[u]);
-	else
-		buf_printf(b, "%.4g %s", x, units[u]);
+	fmt_num(b, x);
+	buf_printf(b, " %s", units[u]);
 }
 
 void
