@@ -9,7 +9,7 @@ trap 'rm -f "$tmp".*' EXIT INT TERM
 if [ ! -f "$suite/files-toml-1.0.0" ]; then
 	# one skipped test, so that tests/run counts and names it
 	echo "1..1"
-	echo "ok 1 toml-test suite # skip no toml-test suite at $suite: set SHARED=DIR (see README)"
+	echo "ok 1 toml-test suite # skip no toml-test suite at $suite: set SHARED=DIR (see doc/manual.md, Building)"
 	exit 0
 fi
 n=0 vpass=0 vtotal=0 ipass=0 itotal=0
