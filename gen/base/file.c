@@ -160,9 +160,8 @@ make_dir_at(int dirfd, const char *rel, const char *dir, bool *made)
 	return ok;
 }
 
-/* Writes all of data to fd; false with errno set when it could not. */
-static bool
-write_all(int fd, const void *data, size_t len)
+bool
+file_write_all(int fd, const void *data, size_t len)
 {
 	const char *s = data;
 	ssize_t n;
@@ -200,7 +199,7 @@ create_at(int dirfd, const char *rel, const char *path, const void *data, size_t
 			warn("open %s:", path);
 		return false;
 	}
-	ok = write_all(fd, data, len);
+	ok = file_write_all(fd, data, len);
 	e = errno;
 	/* the stat of the written file, from its fd: no second path lookup */
 	if (ok && st && fstat(fd, st) != 0)

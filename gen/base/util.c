@@ -60,6 +60,8 @@ buf_reserve(struct buf *b, size_t n)
 {
 	if (n > SIZE_MAX - b->len - 1)
 		oom();
+	if (b->len + n + 1 > b->cap && b->drain)
+		b->drain(b);
 	if (b->len + n + 1 > b->cap)
 		b->data = xreserve(b->data, b->len + n + 1, &b->cap, 1);
 }
@@ -125,6 +127,18 @@ const char *
 buf_str(struct buf *b)
 {
 	return b->data ? b->data : "";
+}
+
+void
+buf_drop(struct buf *b, size_t n)
+{
+	if (n > b->len)
+		n = b->len;
+	if (!n)
+		return;
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+	b->data[b->len] = '\0';
 }
 
 void

@@ -15,10 +15,15 @@ struct str {
 	size_t len;
 };
 
-/* Growable byte buffer, always NUL-terminated once non-empty. */
+/* Growable byte buffer, always NUL-terminated once non-empty. A buffer
+ * with a drain (a file streamed out as it is written: sink_stream) calls it
+ * whenever it would grow; the drain takes whole lines off the front
+ * (buf_drop), so its writer only appends, and may still edit the line it is
+ * on. */
 struct buf {
 	char *data;
 	size_t len, cap;
+	void (*drain)(struct buf *b);
 };
 
 /* Bump allocator; everything is freed at once by arena_free. */
@@ -61,6 +66,8 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 /* Returns the NUL-terminated contents ("" when empty). */
 const char *buf_str(struct buf *b);
+/* Removes the first n bytes (at most len). */
+void buf_drop(struct buf *b, size_t n);
 void buf_free(struct buf *b);
 
 bool str_eq(struct str a, const char *b);
@@ -100,6 +107,8 @@ bool write_file_new_at(int dirfd, const char *rel, const char *path, const void 
  * none. A failed write removes it. Returns false after reporting. */
 bool write_file_excl_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
                         struct stat *st);
+/* Writes all of data to fd; false with errno set when it could not. */
+bool file_write_all(int fd, const void *data, size_t len);
 /* Whether rel under dirfd (not a link) holds exactly these bytes; *st (if
  * not NULL) gets the stat of the file it read. */
 bool file_same_at(int dirfd, const char *rel, const void *data, size_t len, struct stat *st);

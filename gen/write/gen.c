@@ -287,6 +287,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	struct sink sink = {.ok = true};
 	struct manifest mf = {.rootfd = -1};
 	struct journal jr = {.fd = -1};
+	struct sink_stream js = {.old_fd = -1, .tmp_fd = -1};
 	struct worker *ws = NULL;
 	struct install_set inst = {0};
 	size_t n_ws = 0, i;
@@ -371,9 +372,11 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		goto undo;
 	sink.mf = &mf;
 	sink.jr = &jr;
-	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &b))
+	/* the big files go out as they are written */
+	sink_stream_begin(&sink, &js, "kunai.json");
+	if (!render_all(&a, c, &rl, &sink, &ws, &n_ws, &js.buf))
 		goto undo;
-	sink_emit(&sink, "kunai.json", &b);
+	sink_stream_end(&js);
 	if (c->single_sbatch)
 		sink_emit(&sink, "single_sbatch.sh", &single);
 	if (c->scenario->prepare) {
@@ -390,12 +393,14 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		install_spec(c, &inst, &inst.items[i], &b);
 		sink_emit(&sink, arena_printf(&a, "installables/%s.spec", inst.items[i].name), &b);
 	}
-	ninja_write_report(c, &rl, &b);
-	sink_emit(&sink, "report.ninja", &b);
+	sink_stream_begin(&sink, &js, "report.ninja");
+	ninja_write_report(c, &rl, &js.buf);
+	sink_stream_end(&js);
 	/* last, so that until every other file is in place the old graph
 	 * (older than the edited config) makes ninja regenerate first */
-	ninja_write_build(c, &rl, &inst, &b);
-	sink_emit(&sink, "build.ninja", &b);
+	sink_stream_begin(&sink, &js, "build.ninja");
+	ninja_write_build(c, &rl, &inst, &js.buf);
+	sink_stream_end(&js);
 	if (!sink_commit(&sink))
 		goto undo;
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
@@ -425,6 +430,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 undo:
 	/* a full disk, say: what this gen did is undone, the build dir stays
 	 * as it was (or, when undoing fails too, the next command undoes it) */
+	sink_stream_free(&js);
 	journal_close(&jr);
 	if (mf.rootfd >= 0)
 		journal_recover(out_dir, true);
@@ -436,6 +442,7 @@ done:
 	buf_free(&b);
 	buf_free(&dd);
 	buf_free(&single);
+	sink_stream_free(&js);
 	journal_close(&jr);
 	sink_free(&sink);
 	manifest_free(&mf);

@@ -21,10 +21,68 @@ struct mf_entry {
 	int64_t mtime_ns, ctime_ns;
 };
 
+/* util_hash's mixing, with the length mixed in last instead of first, so
+ * that a file streamed out is hashed as it goes. */
+static uint64_t
+mix(uint64_t h, const unsigned char *s)
+{
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	h = (h ^ w) * 0xff51afd7ed558ccdu;
+	return h ^ h >> 29;
+}
+
+void
+manifest_hash_init(struct manifest_hasher *m)
+{
+	m->h = 0x9e3779b97f4a7c15u;
+	m->len = 0;
+	m->n_tail = 0;
+}
+
+void
+manifest_hash_add(struct manifest_hasher *m, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t k;
+
+	m->len += n;
+	if (m->n_tail) {
+		k = 8 - m->n_tail < n ? 8 - m->n_tail : n;
+		memcpy(m->tail + m->n_tail, s, k);
+		m->n_tail += k;
+		s += k;
+		n -= k;
+		if (m->n_tail < 8)
+			return;
+		m->h = mix(m->h, m->tail);
+		m->n_tail = 0;
+	}
+	for (; n >= 8; n -= 8, s += 8)
+		m->h = mix(m->h, s);
+	memcpy(m->tail, s, n);
+	m->n_tail = n;
+}
+
+uint64_t
+manifest_hash_end(const struct manifest_hasher *m)
+{
+	uint64_t w = 0, h;
+
+	memcpy(&w, m->tail, m->n_tail);
+	h = (m->h ^ w ^ m->len) * 0xc4ceb9fe1a85ec53u;
+	return h ^ h >> 32;
+}
+
 uint64_t
 manifest_hash(const void *p, size_t n)
 {
-	return util_hash(p, n);
+	struct manifest_hasher m;
+
+	manifest_hash_init(&m);
+	manifest_hash_add(&m, p, n);
+	return manifest_hash_end(&m);
 }
 
 static uint64_t

@@ -25,7 +25,17 @@ struct manifest {
  * campaign share it, each recording the new manifest's lines into a buffer
  * of its own (joined in order; sink_commit writes them). */
 
-/* A 64-bit hash of n bytes (not cryptographic: a file's size must match too). */
+/* A 64-bit hash of a file's bytes (not cryptographic: its size must match
+ * too), taken in one piece or, for a file written as it is made, piece by
+ * piece: init, add..., end give manifest_hash of the pieces joined. */
+struct manifest_hasher {
+	uint64_t h, len;
+	unsigned char tail[8]; /* the bytes of an unfinished word */
+	size_t n_tail;
+};
+void manifest_hash_init(struct manifest_hasher *m);
+void manifest_hash_add(struct manifest_hasher *m, const void *p, size_t n);
+uint64_t manifest_hash_end(const struct manifest_hasher *m);
 uint64_t manifest_hash(const void *p, size_t n);
 
 /* Reads root/.kunai/manifest (a missing or malformed one is empty). */

@@ -181,17 +181,14 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	}
 }
 
-/* Does test case tc have an overlay, and is run i its first run? */
+/* Does run i's test case have an overlay, and is run i its first run? (A
+ * case's runs are contiguous in rl.) */
 static const char *
 overlay_kind(const struct runlist *rl, size_t i)
 {
-	const char *kind = workload_plot(rl->items[i].def->wl);
-	size_t j;
-
-	for (j = 0; kind && j < i; j++)
-		if (rl->items[j].tc == rl->items[i].tc)
-			return NULL;
-	return kind;
+	if (i && rl->items[i - 1].tc == rl->items[i].tc)
+		return NULL;
+	return workload_plot(rl->items[i].def->wl);
 }
 
 /* One overlay plot per test that has plots (every run of it on one plot,
@@ -216,11 +213,10 @@ overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
 		buf_puts(b, "build report/plots/");
 		ninja_escape_path(b, stem.data);
 		buf_puts(b, ".svg: plot_test report/summary.json |");
-		for (j = i; j < rl->len; j++)
-			if (rl->items[j].tc == rl->items[i].tc) {
-				buf_putc(b, ' ');
-				path_in(b, rl->items[j].dir, "report.json");
-			}
+		for (j = i; j < rl->len && rl->items[j].tc == rl->items[i].tc; j++) {
+			buf_putc(b, ' ');
+			path_in(b, rl->items[j].dir, "report.json");
+		}
 		q.len = 0;
 		sh_quote(&q, rl->items[i].tc->id);
 		buf_printf(b, "\n  kind = %s\n  test = ", kind);

@@ -83,12 +83,31 @@ sink_dir(struct sink *s, int at, const char *rel)
 	return ok;
 }
 
+/* Lists the temporary tmp, written with len bytes of this hash (st: its
+ * stat, st_size -1 if none), to be renamed over rel at sink_commit. */
+static void
+sink_pend(struct sink *s, const char *rel, const char *tmp, uint64_t hash, size_t len, const struct stat *st,
+          bool existed)
+{
+	struct sink_pending *p;
+
+	s->pend = xreserve(s->pend, s->n_pend + 1, &s->cap_pend, sizeof(*s->pend));
+	p = &s->pend[s->n_pend++];
+	p->rel = s->names.len;
+	buf_push(&s->names, rel, strlen(rel) + 1);
+	p->tmp = s->names.len;
+	buf_push(&s->names, tmp, strlen(tmp) + 1);
+	p->hash = hash;
+	p->len = len;
+	p->ino = st->st_size >= 0 ? (uint64_t)st->st_ino : 0;
+	p->existed = existed;
+}
+
 /* Writes data for rel (not in a dir this gen made) to a temporary of its
  * own, unless rel holds these bytes already. Returns false after reporting. */
 static bool
 sink_stage(struct sink *s, int at, const char *rel, uint64_t hash, const char *data, size_t len)
 {
-	struct sink_pending *p;
 	struct stat st;
 	bool existed = false;
 
@@ -113,16 +132,7 @@ sink_stage(struct sink *s, int at, const char *rel, uint64_t hash, const char *d
 	if (!journal_note(s->jr, JOURNAL_TEMP, s->tmp.data) ||
 	    !write_file_excl_at(at, s->tmp.data, s->shown.data, data, len, &st))
 		return false;
-	s->pend = xreserve(s->pend, s->n_pend + 1, &s->cap_pend, sizeof(*s->pend));
-	p = &s->pend[s->n_pend++];
-	p->rel = s->names.len;
-	buf_push(&s->names, rel, strlen(rel) + 1);
-	p->tmp = s->names.len;
-	buf_push(&s->names, s->tmp.data, s->tmp.len + 1);
-	p->hash = hash;
-	p->len = len;
-	p->ino = st.st_size >= 0 ? (uint64_t)st.st_ino : 0;
-	p->existed = existed;
+	sink_pend(s, rel, s->tmp.data, hash, len, &st, existed);
 	return true;
 }
 
@@ -170,12 +180,208 @@ sink_emit(struct sink *s, const char *rel, struct buf *content)
 	}
 }
 
+enum { STREAM_CHUNK = 1 << 18 };
+
+/* Makes f's temporary and copies into it the first f->off bytes of the
+ * file there now (all of which matched). */
+static bool
+stream_diverge(struct sink_stream *f)
+{
+	struct sink *s = f->s;
+	uint64_t done = 0;
+	ssize_t n;
+	size_t want;
+
+	file_temp_name(&f->tmp, f->rel, "tmp");
+	if (!journal_note(s->jr, JOURNAL_TEMP, f->tmp.data))
+		return false;
+	f->tmp_fd = openat(s->mf->rootfd, f->tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (f->tmp_fd < 0) {
+		warn("open %s/%s:", s->root, f->tmp.data);
+		return false;
+	}
+	while (done < f->off) {
+		want = f->off - done < STREAM_CHUNK ? (size_t)(f->off - done) : STREAM_CHUNK;
+		n = pread(f->old_fd, f->scratch, want, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			warn("read %s:", f->path.data);
+			return false;
+		}
+		if (!file_write_all(f->tmp_fd, f->scratch, (size_t)n)) {
+			warn("write %s/%s:", s->root, f->tmp.data);
+			return false;
+		}
+		done += (uint64_t)n;
+	}
+	if (f->old_fd >= 0)
+		close(f->old_fd);
+	f->old_fd = -1;
+	return true;
+}
+
+/* Whether the file there now holds p (n bytes) at f->off. */
+static bool
+stream_matches(struct sink_stream *f, const char *p, size_t n)
+{
+	uint64_t at = f->off;
+	size_t want;
+	ssize_t got;
+
+	while (n) {
+		want = n < STREAM_CHUNK ? n : STREAM_CHUNK;
+		got = pread(f->old_fd, f->scratch, want, (off_t)at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0 || memcmp(f->scratch, p, (size_t)got) != 0)
+			return false;
+		p += got;
+		n -= (size_t)got;
+		at += (uint64_t)got;
+	}
+	return true;
+}
+
+/* A failure, reported: the rest of the text is dropped and gen undoes
+ * what it did. (The sink is not another thread's.) */
+static void
+stream_fail(struct sink_stream *f)
+{
+	f->ok = false;
+	f->s->ok = false;
+}
+
+/* Passes n bytes of the file on: compared with the file there now while
+ * it matches, else written to the temporary. */
+static void
+stream_out(struct sink_stream *f, const char *p, size_t n)
+{
+	if (!f->ok || !n)
+		return;
+	manifest_hash_add(&f->hash, p, n);
+	if (f->old_fd >= 0 && !stream_matches(f, p, n) && !stream_diverge(f))
+		stream_fail(f);
+	if (f->ok && f->tmp_fd >= 0 && !file_write_all(f->tmp_fd, p, n)) {
+		warn("write %s/%s:", f->s->root, f->tmp.data);
+		stream_fail(f);
+	}
+	f->off += n;
+}
+
+/* buf's drain: passes on its whole lines (a line longer than the buffer
+ * makes it grow instead). */
+static void
+stream_drain(struct buf *b)
+{
+	struct sink_stream *f = (struct sink_stream *)b;
+	size_t n = b->len;
+
+	while (n && b->data[n - 1] != '\n')
+		n--;
+	stream_out(f, b->data, n);
+	buf_drop(b, n);
+}
+
+void
+sink_stream_begin(struct sink *s, struct sink_stream *f, const char *rel)
+{
+	int at = s->mf ? s->mf->rootfd : -1;
+	struct stat st;
+
+	memset(f, 0, sizeof(*f));
+	f->s = s;
+	f->rel = xstrdup(rel);
+	f->old_fd = f->tmp_fd = -1;
+	f->ok = s->ok && s->root;
+	f->buf.drain = stream_drain;
+	f->buf.data = xmalloc(STREAM_CHUNK);
+	f->buf.data[0] = '\0';
+	f->buf.cap = STREAM_CHUNK;
+	f->scratch = xmalloc(STREAM_CHUNK);
+	manifest_hash_init(&f->hash);
+	if (!f->ok)
+		return;
+	buf_printf(&f->path, "%s/%s", s->root, rel);
+	if (fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		f->existed = true;
+		if (S_ISLNK(st.st_mode)) {
+			warn("%s is a symbolic link; kunai does not write through links (remove it)", f->path.data);
+			stream_fail(f);
+			return;
+		}
+		/* (anything but a file: the rename over it says so) */
+		if (S_ISREG(st.st_mode))
+			f->old_fd = openat(at, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	} else if (errno != ENOENT) {
+		warn("stat %s:", f->path.data);
+		stream_fail(f);
+		return;
+	}
+	if (f->old_fd < 0 && !stream_diverge(f))
+		stream_fail(f);
+}
+
+void
+sink_stream_end(struct sink_stream *f)
+{
+	struct sink *s = f->s;
+	struct stat st;
+
+	stream_out(f, f->buf.data, f->buf.len);
+	f->buf.len = 0;
+	/* a file there now that is longer than the text: a difference too */
+	if (f->ok && f->old_fd >= 0 && (fstat(f->old_fd, &st) != 0 || (uint64_t)st.st_size != f->off) &&
+	    !stream_diverge(f))
+		stream_fail(f);
+	if (f->ok && f->old_fd >= 0)
+		manifest_record(s->mf, &s->mf_out, f->rel, f->path.data, manifest_hash_end(&f->hash), f->off, &st);
+	if (f->ok && f->tmp_fd >= 0) {
+		if (fstat(f->tmp_fd, &st) != 0 || (uint64_t)st.st_size != f->off)
+			st.st_size = -1;
+		if (close(f->tmp_fd) != 0) {
+			warn("write %s/%s:", s->root, f->tmp.data);
+			stream_fail(f);
+		}
+		f->tmp_fd = -1;
+		if (f->ok)
+			sink_pend(s, f->rel, f->tmp.data, manifest_hash_end(&f->hash), f->off, &st, f->existed);
+	}
+	sink_stream_free(f);
+}
+
+void
+sink_stream_free(struct sink_stream *f)
+{
+	if (f->old_fd >= 0)
+		close(f->old_fd);
+	if (f->tmp_fd >= 0)
+		close(f->tmp_fd);
+	f->old_fd = f->tmp_fd = -1;
+	free(f->rel);
+	free(f->scratch);
+	f->rel = f->scratch = NULL;
+	f->buf.drain = NULL;
+	buf_free(&f->buf);
+	buf_free(&f->path);
+	buf_free(&f->tmp);
+}
+
 void
 sink_join(struct sink *s, struct sink *from)
 {
 	size_t i, base = s->names.len;
+	struct buf t;
 
-	buf_push(&s->mf_out, from->mf_out.data, from->mf_out.len);
+	/* the first share's lines are taken over, not copied: at 100,000
+	 * runs they are megabytes */
+	if (!s->mf_out.len) {
+		t = s->mf_out;
+		s->mf_out = from->mf_out;
+		from->mf_out = t;
+	} else {
+		buf_push(&s->mf_out, from->mf_out.data, from->mf_out.len);
+	}
 	buf_push(&s->names, from->names.data, from->names.len);
 	s->pend = xreserve(s->pend, s->n_pend + from->n_pend, &s->cap_pend, sizeof(*s->pend));
 	for (i = 0; i < from->n_pend; i++) {

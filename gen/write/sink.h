@@ -40,6 +40,37 @@ struct sink {
 	bool ok;
 };
 
+/* A file written as it is made (kunai.json, build.ninja, report.ninja:
+ * tens of megabytes at 100,000 runs, which gen does not hold whole): its
+ * writer appends to buf, which passes its whole lines on whenever it
+ * fills. A file that exists is compared as the text comes, and its
+ * temporary (renamed at sink_commit, as sink_emit's are) is written only
+ * from the first difference, with the bytes before it copied from the
+ * file; a new file goes to its temporary from the start. */
+struct sink_stream {
+	struct buf buf; /* first: its drain finds the stream from it */
+	struct sink *s;
+	char *rel;
+	struct buf path, tmp; /* root/rel for messages; the temporary (rel) */
+	int old_fd;           /* the file there now, while the text matches it; -1: none */
+	int tmp_fd;           /* the temporary once made; -1: none */
+	uint64_t off;         /* bytes passed on */
+	struct manifest_hasher hash;
+	char *scratch;        /* for reading the file there now */
+	bool existed, ok;
+};
+
+/* Starts root/rel (rel not in a run dir: at the build dir's top); the
+ * writer appends to f->buf. A failure makes s->ok false after reporting,
+ * and the text is dropped. */
+void sink_stream_begin(struct sink *s, struct sink_stream *f, const char *rel);
+/* Passes the rest on and gives the file to the sink: unchanged (recorded
+ * in the manifest), or a temporary to rename at sink_commit. The sink must
+ * be the one f began with, and in the same thread. Frees f. */
+void sink_stream_end(struct sink_stream *f);
+/* Frees f, its temporary (if any) left for the journal to remove. */
+void sink_stream_free(struct sink_stream *f);
+
 /* Writes content as root/rel when it changed (to a temporary, over an
  * existing file), records it in the manifest and empties content for the
  * next file; s->ok false after reporting a failure. */
