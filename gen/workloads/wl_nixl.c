@@ -10,6 +10,8 @@
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
 
+const char *const nixl_table[2] = {"Block Size (B)", NULL};
+
 const struct installable nixl_installables[2] = {
 	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
 	{INST_IMAGE, "cmd_args.etcd_image_url", NULL, NULL, NULL},

@@ -35,5 +35,14 @@ void nixl_srun_on(const struct run *r, const struct wl_srun *s, int node, struct
 
 /* nixl_body with the run's cmd_args backend, as a script_sruns hook. */
 void nixl_backend_body(const struct run *r, const struct wl_srun *s, struct buf *out);
+/* What nixlbench's table (CloudAI: Block Size (B), Batch Size, ... B/W
+ * (GB/Sec)) must hold: the all_of of NIXLBench and NIXLKVBench. */
+extern const char *const nixl_table[2];
+
+/* What a member's struct workload holds besides its name, args, command,
+ * grader and script hooks. */
+#define NIXL_WORKLOAD \
+	.extra_args_ok = true, .schedulers = WL_SLURM, .container = true, .installables = nixl_installables, \
+	.n_installables = 2
 
 #endif

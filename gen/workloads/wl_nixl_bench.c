@@ -116,22 +116,15 @@ command(const struct run *r, struct buf *out)
 	workload_extra_args(r, '=', out);
 }
 
-/* CloudAI: nixlbench's table (Block Size (B), Batch Size, ... B/W (GB/Sec)) */
-static const char *const all_of[] = {"Block Size (B)", NULL};
-
 const struct workload wl_nixl_bench = {
 	.name = "NIXLBench",
 	.args = args,
 	.n_args = LEN(args),
-	.extra_args_ok = true,
-	.schedulers = WL_SLURM,
-	.container = true,
 	.command = command,
-	.all_of = all_of,
+	.all_of = nixl_table,
 	.grader = "nixl",
-	.installables = nixl_installables,
-	.n_installables = LEN(nixl_installables),
 	.script_sruns = nixl_backend_body,
 	.script_prologue = nixl_prologue,
 	.bare_probes = true,
+	NIXL_WORKLOAD,
 };
