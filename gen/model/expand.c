@@ -29,6 +29,10 @@ scalar_text(struct arena *a, const struct toml_value *v)
 
 	switch (v->type) {
 	case TOML_STRING:
+		/* the tree's own text (it lives as long as the runs): 100,000
+		 * runs need no copies of the same image URL */
+		if (strlen(v->u.str.s) == v->u.str.len)
+			return v->u.str.s;
 		return arena_strndup(a, v->u.str.s, v->u.str.len);
 	case TOML_INTEGER:
 		snprintf(tmp, sizeof(tmp), "%" PRId64, v->u.integer);
@@ -162,8 +166,11 @@ resolve_point(struct arena *a, const struct campaign *c, const struct test_case 
               const struct dim *dims, size_t ndims, const size_t *pick, struct run *r)
 {
 	const struct testdef *d = tc->def;
-	size_t i, j, acap = 0, ecap = 0, scap = 0;
+	size_t i, j, acap = d->cmd_args.len, ecap = 0, scap = 0;
 
+	/* the arguments' list at its size (grown one by one, it has room for 8) */
+	if (acap)
+		r->args.items = arena_alloc(a, acap * sizeof(*r->args.items));
 	for (i = 0; i < d->cmd_args.len; i++) {
 		const struct arg *g = &d->cmd_args.items[i];
 		const struct toml_value *v = g->val;
