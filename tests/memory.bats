@@ -77,3 +77,27 @@ grade_bounded() {
 	grep -o '/lustre/set[0-9]*:/data/set[0-9]*' "$W/b/nccl/0/cloudai_sbatch_script.sh" | sed -n '1p;20000p' >"$W/got"
 	printf '/lustre/set00000:/data/set00000\n/lustre/set19999:/data/set19999\n' | diff -u - "$W/got"
 }
+
+# gen's big files (kunai.json, build.ninja, report.ninja) go out as they are
+# written, and a run's arguments share the TOML's text: before, 200
+# iterations of a test with a 100 KB variable peaked at 42 MB (kunai.json
+# held whole, the value copied per run); now at about 4 MB
+@test "200 runs with a 100 KB variable generate in less than 16 MB (kunai.json is not held whole)" {
+	M=$BATS_TEST_DIRNAME/bench/measure
+	[ -x "$M" ] || skip "tests/bench/measure not built (make check builds it)"
+	mkdir -p "$W/v/tests"
+	printf 'name = "c"\nscheduler = "slurm"\ninstall_path = "./i"\noutput_path = "./o"\ndefault_partition = "main"\n[[partitions]]\nname = "main"\n' \
+		>"$W/v/system.toml"
+	awk 'BEGIN {
+		printf "name = \"nccl\"\ndescription = \"d\"\ntest_template_name = \"NcclTest\"\n[cmd_args]\nsubtest_name = \"all_reduce_perf_mpi\"\n[extra_env_vars]\nBIG = \""
+		for (i = 0; i < 100000; i++) printf "x"
+		print "\""
+	}' >"$W/v/tests/nccl.toml"
+	printf 'name = "m"\n[[Tests]]\nid = "nccl"\ntest_name = "nccl"\niterations = 200\n' >"$W/v/scenario.toml"
+	(cd "$W/v" && "$M" -o "$W/rss" "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o ../b) >/dev/null
+	# the value reached kunai.json once per run (20 MB of it)
+	[ "$(grep -c 'xxxxxxxxxx' "$W/b/kunai.json")" -ge 200 ]
+	read -r _ kb <"$W/rss"
+	echo "peak RSS: $kb KB"
+	[ "$kb" -lt 16384 ]
+}
