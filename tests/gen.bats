@@ -448,3 +448,25 @@ T
 	[[ "$output" == *"Regenerating build.ninja"* ]]
 	[ "$(grep -c 'Regenerating' <<<"$output")" -eq 1 ]
 }
+
+@test "kunai.json, build.ninja and report.ninja, streamed out: regenerated over a longer, shorter or edited file, each is the fresh bytes" {
+	gen "$W/out" >/dev/null
+	# longer (a third iteration), then shorter again, then edited by hand
+	# in the middle and at the end: each time equal to a fresh gen's
+	for step in more less edit; do
+		case $step in
+		more) sed -i 's/^iterations = 2$/iterations = 3/' "$W/c/scenario.toml" ;;
+		less) sed -i 's/^iterations = 3$/iterations = 2/' "$W/c/scenario.toml" ;;
+		edit)
+			sed -i 's/"sleep again"/"sleep more"/' "$W/out/kunai.json"
+			printf 'trailing\n' >>"$W/out/build.ninja"
+			truncate -s 100 "$W/out/report.ninja" ;;
+		esac
+		gen "$W/out" >/dev/null
+		rm -rf "$W/fresh"
+		gen "$W/fresh" >/dev/null
+		for f in kunai.json build.ninja report.ninja; do cmp "$W/fresh/$f" "$W/out/$f"; done
+		[ -z "$(find "$W/out" -name '*.tmp')" ]
+	done
+	grep -q '"iterations":2' "$W/out/kunai.json"
+}
