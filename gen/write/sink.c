@@ -15,9 +15,11 @@
 
 /* Refuses a symbolic link among the directories of rel (relative to the
  * open build dir at) that it does not share with the last dir checked:
- * a planted link must never take a run's files outside. */
+ * a planted link must never take a run's files outside. *missing gets the
+ * length of rel's first prefix that is not there (nothing below it is,
+ * and sink_dir makes them), 0 when rel is all there. */
 static bool
-sink_nolinks(struct sink *s, int at, const char *rel)
+sink_nolinks(struct sink *s, int at, const char *rel, size_t *missing)
 {
 	const char *prev = s->checked.len ? s->checked.data : "";
 	size_t n = strlen(rel), common = 0, i;
@@ -30,12 +32,18 @@ sink_nolinks(struct sink *s, int at, const char *rel)
 	if (!(rel[common] == '\0' || rel[common] == '/') || !(prev[common] == '\0' || prev[common] == '/'))
 		while (common > 0 && rel[common - 1] != '/')
 			common--;
+	*missing = 0;
 	for (i = common + 1; ok && i <= n; i++) {
 		if (i < n && rel[i] != '/')
 			continue;
 		p.len = 0;
 		buf_push(&p, rel, i);
-		if (fstatat(at, p.data, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		if (fstatat(at, p.data, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			/* (not ENOENT: making it says why) */
+			*missing = i;
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
 			warn("%s/%s is a symbolic link; kunai does not write through links (remove it)", s->root,
 			     p.data);
 			ok = false;
@@ -48,35 +56,31 @@ sink_nolinks(struct sink *s, int at, const char *rel)
 	return ok;
 }
 
-/* Makes sure of the directory rel (and its parents) under at. The topmost
- * one missing is journaled before it is made (all below it is new, and
- * goes with it). Returns false after reporting. */
+/* Makes the directories of rel under at from its first missing prefix
+ * (sink_nolinks found it; 0: rel is there, and a file there says so when
+ * it is written in). The topmost one is journaled before it is made (all
+ * below it is new, and goes with it). Returns false after reporting. */
 static bool
-sink_dir(struct sink *s, int at, const char *rel)
+sink_dir(struct sink *s, int at, const char *rel, size_t missing)
 {
 	struct buf p = {0};
-	struct stat st;
 	char *c;
 	bool ok = true;
 
 	s->fresh = false;
-	if (fstatat(at, rel, &st, 0) == 0)
-		return true; /* (a file there: writing in it says so) */
-	if (errno != ENOENT && errno != ENOTDIR)
-		return warn("stat %s/%s:", s->root, rel), false;
+	if (!missing)
+		return true;
 	buf_puts(&p, rel);
 	buf_putc(&p, '/');
-	for (c = p.data; ok && (c = strchr(c + 1, '/'));) {
+	for (c = p.data + missing; ok && c; c = strchr(c + 1, '/')) {
 		*c = '\0';
-		if (s->fresh || fstatat(at, p.data, &st, 0) != 0) {
-			if (!s->fresh && !journal_note(s->jr, JOURNAL_DIR, p.data)) {
-				ok = false;
-			} else if (mkdirat(at, p.data, 0777) != 0 && (s->fresh || errno != EEXIST)) {
-				warn("mkdir %s/%s:", s->root, p.data);
-				ok = false;
-			}
-			s->fresh = true;
+		if (!s->fresh && !journal_note(s->jr, JOURNAL_DIR, p.data)) {
+			ok = false;
+		} else if (mkdirat(at, p.data, 0777) != 0 && (s->fresh || errno != EEXIST)) {
+			warn("mkdir %s/%s:", s->root, p.data);
+			ok = false;
 		}
+		s->fresh = true;
 		*c = '/';
 	}
 	buf_free(&p);
@@ -144,7 +148,7 @@ void
 sink_emit(struct sink *s, const char *rel, struct buf *content)
 {
 	const char *slash = strrchr(rel, '/');
-	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len;
+	size_t dlen = slash ? (size_t)(slash - rel) : 0, len = content->len, missing;
 	const char *data = content->data ? content->data : "";
 	int at = s->mf ? s->mf->rootfd : -1;
 	uint64_t hash;
@@ -166,7 +170,7 @@ sink_emit(struct sink *s, const char *rel, struct buf *content)
 	} else if (s->dir.len != dlen || memcmp(s->dir.data, rel, dlen) != 0) {
 		s->dir.len = 0;
 		buf_push(&s->dir, rel, dlen);
-		if (!sink_nolinks(s, at, s->dir.data) || !sink_dir(s, at, s->dir.data)) {
+		if (!sink_nolinks(s, at, s->dir.data, &missing) || !sink_dir(s, at, s->dir.data, missing)) {
 			s->ok = false;
 			return;
 		}
