@@ -89,11 +89,13 @@ wait_for() {
 # the supervisors being kunai's children): ninja's children, kunai job itself
 # (the standalone rule execs it) or a shell whose child it is
 drivers() {
-	local p
+	local p c
 	echo "$NPID"
 	for p in $(pgrep -P "$NPID"); do
 		echo "$p"
-		[ "$(ps -o comm= -p "$p")" = kunai ] || pgrep -P "$p" -x kunai
+		c=
+		read -r c 2>/dev/null <"/proc/$p/comm" || true
+		[ "$c" = kunai ] || pgrep -P "$p" -x kunai
 	done
 }
 
