@@ -73,7 +73,8 @@ if [ "$(id -u)" -ne 0 ] || ! command -v sbatch >/dev/null || ! command -v sdiag 
 fi
 slurm=$w/slurm
 trap '"$src/tests/slurm/stop" "$slurm" >/dev/null 2>&1; rm -rf "$bench_tmp"' EXIT
-out=$(SLURM_LOCAL_CPUS=${SLURM_LOCAL_CPUS:-$s} SLURM_LOCAL_PORT=${SLURM_LOCAL_PORT:-$((24000 + $$ % 1000 * 4))} \
+# MessageTimeout 60 s: at 300 jobs and more slurmd answers slower than in 10 s here
+out=$(SLURM_LOCAL_MSG_TIMEOUT=${SLURM_LOCAL_MSG_TIMEOUT:-60} SLURM_LOCAL_CPUS=${SLURM_LOCAL_CPUS:-$s} SLURM_LOCAL_PORT=${SLURM_LOCAL_PORT:-$((24000 + $$ % 1000 * 4))} \
 	"$src/tests/slurm/start" "$slurm" 2>&1) || bench_fail "slurm start failed: $out"
 export SLURM_CONF="${out##*SLURM_CONF=}"
 
