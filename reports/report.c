@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -130,29 +131,37 @@ newer(struct timespec rep, const char *path, bool required)
  * mtime is plan_t, NULL when unknown); otherwise the run is graded here,
  * and its report.json written. *changed: graded here, or its report.json
  * is not older than the last complete report (stamp_t; NULL: none).
- * series false: a report.json read leaves out the series (csv_add's). */
+ * series false: a report.json read leaves out the series (csv_add's).
+ * *latest: the newest report.json mtime so far; *seen: its stat. */
 static bool
 collect(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
         const struct timespec *plan_t, const struct timespec *stamp_t, bool series, struct run_report *out,
-        bool *changed)
+        bool *changed, struct timespec *latest, struct stat *seen)
 {
 	struct buf rep = {0}, path = {0}, why = {0};
-	struct timespec t;
-	bool fresh, ok = true;
+	struct stat before;
+	bool exists, fresh, rewritten = false, ok = true;
 
 	buf_printf(&rep, "%s/%s/report.json", root, r->dir);
-	fresh = plan_t && mtime(rep.data, &t) && !older(t, *plan_t);
-	*changed = !fresh || !stamp_t || !older(t, *stamp_t);
+	exists = stat(rep.data, seen) == 0;
+	before = *seen;
+	fresh = exists && plan_t && !older(seen->st_mtim, *plan_t);
 	buf_printf(&path, "%s/%s/job.json", root, r->dir);
-	fresh = fresh && newer(t, path.data, true);
+	fresh = fresh && newer(seen->st_mtim, path.data, true);
 	path.len = 0;
 	buf_printf(&path, "%s/%s/stdout.txt", root, r->dir);
-	fresh = fresh && newer(t, path.data, false);
+	fresh = fresh && newer(seen->st_mtim, path.data, false);
 	if (!fresh || !json_load_values(a, rep.data, out, &why, series) || strcmp(out->dir, r->dir) != 0 ||
 	    strcmp(out->id, r->id) != 0) {
+		/* graded again to the same bytes (a run that never ran, a job.json
+		 * touched), report.json is left as it was: nothing changed */
 		ok = grade_write(a, root, p, r, rep.data, out);
-		*changed = true;
+		rewritten = !exists || stat(rep.data, seen) != 0 || seen->st_ino != before.st_ino ||
+		            older(before.st_mtim, seen->st_mtim) || older(seen->st_mtim, before.st_mtim);
 	}
+	*changed = rewritten || !stamp_t || !older(seen->st_mtim, *stamp_t);
+	if (older(*latest, seen->st_mtim))
+		*latest = seen->st_mtim;
 	buf_free(&rep);
 	buf_free(&path);
 	buf_free(&why);
@@ -160,20 +169,23 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 }
 
 /* The time of the last complete report: root/.kunai/report.stamp, when
- * every output it made is still there. */
+ * every output it made is still there and none was written since. */
 static bool
 stamp_time(const char *root, struct timespec *t)
 {
 	static const char *const made[] = {"report/summary.json", "report/junit.xml", "report/summary.md",
-	                                   "report/csv/index.html", ".kunai/report.stamp"};
+	                                   "report/csv/index.html"};
 	struct buf path = {0};
+	struct timespec m;
 	size_t i;
-	bool ok = true;
+	bool ok;
 
+	buf_printf(&path, "%s/.kunai/report.stamp", root);
+	ok = mtime(path.data, t);
 	for (i = 0; i < LEN(made) && ok; i++) {
 		path.len = 0;
 		buf_printf(&path, "%s/%s", root, made[i]);
-		ok = mtime(path.data, t);
+		ok = mtime(path.data, &m) && older(m, *t);
 	}
 	buf_free(&path);
 	return ok;
@@ -404,27 +416,62 @@ write_out(const char *root, const char *name, struct buf *b)
 	return ok;
 }
 
-/* Marks a complete report: root/.kunai/report.stamp's mtime is now.
- * Returns false after reporting. */
+/* Is every run's report.json still the file read (seen[i]: a writer's
+ * rename makes a new inode)? */
 static bool
-stamp_write(const char *root)
+unchanged(const char *root, const struct plan *p, const struct stat *seen)
 {
 	struct buf path = {0};
-	int fd = -1;
-	bool ok, made;
+	struct stat st;
+	size_t i;
+	bool same = true;
+
+	for (i = 0; i < p->n_runs && same; i++) {
+		path.len = 0;
+		buf_printf(&path, "%s/%s/report.json", root, p->runs[i].dir);
+		same = stat(path.data, &st) == 0 ? st.st_ino == seen[i].st_ino && st.st_dev == seen[i].st_dev &&
+		                                      !older(st.st_mtim, seen[i].st_mtim) &&
+		                                      !older(seen[i].st_mtim, st.st_mtim)
+		                                : !seen[i].st_ino;
+	}
+	buf_free(&path);
+	return same;
+}
+
+/* Marks a complete report: root/.kunai/report.stamp's mtime is now, once
+ * the clock (coarse on most filesystems) is past latest, the newest
+ * report.json it covers, and when no report.json changed meanwhile (a
+ * runner shares the lock); else there is no stamp, and the next report
+ * makes every output again. Returns false after reporting. */
+static bool
+stamp_write(const char *root, const struct plan *p, const struct stat *seen, struct timespec latest)
+{
+	struct timespec tick = {0, 1000000};
+	struct buf path = {0};
+	struct stat st;
+	int fd = -1, i;
+	bool ok, made, past = false;
 
 	buf_printf(&path, "%s/.kunai", root);
 	if (make_dir(path.data, &made)) {
 		buf_puts(&path, "/report.stamp");
 		fd = open(path.data, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	}
-	ok = fd >= 0 && futimens(fd, NULL) == 0;
+	ok = fd >= 0;
+	for (i = 0; ok && !past && i < 100; i++) {
+		ok = futimens(fd, NULL) == 0 && fstat(fd, &st) == 0;
+		past = ok && older(latest, st.st_mtim);
+		if (ok && !past)
+			nanosleep(&tick, NULL);
+	}
 	if (!ok)
 		warn("%s:", path.data);
 	if (fd >= 0 && close(fd) != 0 && ok) {
 		warn("%s:", path.data);
 		ok = false;
 	}
+	if (ok && (!past || !unchanged(root, p, seen)))
+		unlink(path.data);
 	buf_free(&path);
 	return ok;
 }
@@ -453,12 +500,13 @@ cmd_report(int argc, char **argv)
 	struct arena a = {0}, one = {0};
 	struct strtab strs = {0};
 	struct csv *csv;
+	struct stat *seen = NULL;
 	struct plan p;
 	struct summary s = {0};
 	struct fleet fleet;
 	struct buf b = {0};
 	const char *root = NULL;
-	struct timespec plan_t, stamp_t;
+	struct timespec plan_t, stamp_t, latest = {0, 0};
 	bool check = false, ok, plan_known, quick, html = true, html_only = false;
 	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
 	size_t i, j, n_hist = 0;
@@ -533,6 +581,7 @@ cmd_report(int argc, char **argv)
 	/* one run at a time: graded or read in a scratch arena, its series
 	 * spooled to the CSV files, and only the rest kept */
 	csv = csv_begin();
+	seen = xcalloc(p.n_runs + 1, sizeof(*seen));
 	/* nothing changed since the last complete report (no run graded, no
 	 * report.json or kunai.json newer than its stamp): its files stand, and
 	 * only the lines below are made again */
@@ -541,7 +590,7 @@ cmd_report(int argc, char **argv)
 		struct run_report full;
 		bool changed;
 		ok = collect(&one, root, &p, &p.runs[i], plan_known ? &plan_t : NULL, quick ? &stamp_t : NULL, !quick,
-		             &full, &changed) && ok;
+		             &full, &changed, &latest, &seen[i]) && ok;
 		if (quick && changed) {
 			/* the CSV rows of the runs so far, read again with their series */
 			quick = false;
@@ -549,7 +598,7 @@ cmd_report(int argc, char **argv)
 				struct run_report prev;
 				struct arena t = {0};
 				bool unused;
-				if (collect(&t, root, &p, &p.runs[j], &plan_t, NULL, true, &prev, &unused))
+				if (collect(&t, root, &p, &p.runs[j], &plan_t, NULL, true, &prev, &unused, &latest, &seen[j]))
 					csv_add(csv, j, &prev);
 				arena_free(&t);
 			}
@@ -576,7 +625,7 @@ cmd_report(int argc, char **argv)
 		ok = write_out(root, "summary.md", &b) && ok;
 		ok = csv_finish(csv, root, &s) && ok;
 		/* after every output: a report cut short leaves the old stamp */
-		ok = ok && stamp_write(root);
+		ok = ok && stamp_write(root, &p, seen, latest);
 	}
 	if (n_hist) {
 		history_check(&s, hist, n_hist, 0.05, &b, &hr);
@@ -611,6 +660,7 @@ cmd_report(int argc, char **argv)
 done:
 	if (lockfd >= 0)
 		close(lockfd);
+	free(seen);
 	free(hist);
 	buf_free(&b);
 	arena_free(&a);
