@@ -156,7 +156,7 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 		/* graded again to the same bytes (a run that never ran, a job.json
 		 * touched), report.json is left as it was: nothing changed */
 		ok = grade_write(a, root, p, r, rep.data, out);
-		rewritten = !exists || stat(rep.data, seen) != 0 || seen->st_ino != before.st_ino ||
+		rewritten = stat(rep.data, seen) != 0 || !exists || seen->st_ino != before.st_ino ||
 		            older(before.st_mtim, seen->st_mtim) || older(seen->st_mtim, before.st_mtim);
 	}
 	*changed = rewritten || !stamp_t || !older(seen->st_mtim, *stamp_t);
@@ -185,7 +185,7 @@ stamp_time(const char *root, struct timespec *t)
 	for (i = 0; i < LEN(made) && ok; i++) {
 		path.len = 0;
 		buf_printf(&path, "%s/%s", root, made[i]);
-		ok = mtime(path.data, &m) && older(m, *t);
+		ok = mtime(path.data, &m) && !older(*t, m);
 	}
 	buf_free(&path);
 	return ok;
