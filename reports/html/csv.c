@@ -219,8 +219,8 @@ by_name(const void *a, const void *b)
 static bool
 spool_out(const struct family *f, const struct summary *s, struct file_out *o)
 {
-	struct buf row = {0};
-	size_t head[3], pad;
+	char *row = NULL;
+	size_t head[3], pad, cap = 0;
 	bool ok = true;
 
 	if (!f->spool)
@@ -228,9 +228,11 @@ spool_out(const struct family *f, const struct summary *s, struct file_out *o)
 	rewind(f->spool);
 	while (fread(head, sizeof(head), 1, f->spool) == 1) {
 		const struct run_report *r = head[0] < s->n_runs ? &s->runs[head[0]] : NULL;
-		row.len = 0;
-		buf_push(&row, "", head[2]);
-		if (!r || (head[2] && fread(row.data, head[2], 1, f->spool) != 1)) {
+		if (head[2] + 1 > cap) {
+			cap = head[2] + 1;
+			row = xrealloc(row, cap);
+		}
+		if (!r || (head[2] && fread(row, head[2], 1, f->spool) != 1)) {
 			ok = false;
 			break;
 		}
@@ -241,7 +243,7 @@ spool_out(const struct family *f, const struct summary *s, struct file_out *o)
 		if (r->step > 0)
 			buf_printf(&o->b, "%d", r->step);
 		buf_printf(&o->b, ",%s,", outcome_name(r->outcome));
-		buf_push(&o->b, row.data, row.len);
+		buf_push(&o->b, row, head[2]);
 		/* columns that later runs brought */
 		for (pad = head[1]; pad < f->n_cols; pad++)
 			buf_putc(&o->b, ',');
@@ -252,7 +254,7 @@ spool_out(const struct family *f, const struct summary *s, struct file_out *o)
 		warn("csv: read a temporary file:");
 		ok = false;
 	}
-	buf_free(&row);
+	free(row);
 	return ok;
 }
 
