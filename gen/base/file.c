@@ -361,7 +361,7 @@ out_diverge(struct file_out *o, const char *data, size_t len)
 	while (done < o->same) {
 		size_t want = (size_t)(o->same - done) < sizeof(chunk) ? (size_t)(o->same - done) : sizeof(chunk);
 		n = pread(o->old, chunk, want, done);
-		if (n <= 0 || !write_all(o->fd, chunk, (size_t)n)) {
+		if (n <= 0 || !file_write_all(o->fd, chunk, (size_t)n)) {
 			warn("write %s:", o->tmp.data);
 			return false;
 		}
@@ -369,7 +369,7 @@ out_diverge(struct file_out *o, const char *data, size_t len)
 	}
 	close(o->old);
 	o->old = -1;
-	if (!write_all(o->fd, data, len)) {
+	if (!file_write_all(o->fd, data, len)) {
 		warn("write %s:", o->tmp.data);
 		return false;
 	}
@@ -398,7 +398,7 @@ out_put(struct file_out *o, const char *data, size_t len)
 		return;
 	if (o->fd < 0)
 		o->failed = !out_diverge(o, data + off, len - off);
-	else if (!write_all(o->fd, data + off, len - off)) {
+	else if (!file_write_all(o->fd, data + off, len - off)) {
 		warn("write %s:", o->tmp.data);
 		o->failed = true;
 	}
