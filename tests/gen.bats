@@ -44,7 +44,7 @@ test_name = "sleep2"
 T
 	# rules whose run edge only writes the stamp: the graph is what is tested here
 	printf 'rule report\n  command = true\nrule plot\n  command = true\nrule html\n  command = true\n' >"$W/fake/rules/common.ninja"
-	printf 'rule run\n  command = touch $out\n  description = RUN $out\n  pool = jobs\n' \
+	printf 'run_command = touch\nrule run\n  command = $run_command $out\n  description = RUN $out\n  pool = jobs\n' \
 		>"$W/fake/rules/standalone.ninja"
 }
 
@@ -411,8 +411,11 @@ T
 	sed -i 's/^iterations = 2$/iterations = 6000/' "$W/c/scenario.toml"
 	KUNAI_MAX_RUNS=6001 gen "$W/out" >/dev/null
 	# past the chain's bound, a pool of depth 1 keeps the iterations in order
+	# (its rule, run_seq_0_0, runs them in it: no edge carries a binding)
 	grep -q '^pool seq_0_0$' "$W/out/build.ninja"
-	[ "$(grep -c '^  pool = seq_0_0$' "$W/out/build.ninja")" -eq 6000 ]
+	grep -q '^rule run_seq_0_0$' "$W/out/build.ninja"
+	[ "$(grep -c '^build a/[0-9]*/kunai.stamp: run_seq_0_0 a/[0-9]*/run.sh$' "$W/out/build.ninja")" -eq 6000 ]
+	! grep -q '^  pool = seq' "$W/out/build.ninja"
 	! grep -q '^build a/[0-9]*/kunai.stamp: .*||' "$W/out/build.ninja"
 	# the alias names every run, so b still waits for all of a
 	[ "$(sed -n 's/^build a: phony //p' "$W/out/build.ninja" | wc -w)" -eq 6000 ]
