@@ -229,10 +229,15 @@ report_here(const struct run *r, const char *key)
 	return false;
 }
 
+const struct installable jax_installables[1] = {
+	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
+};
+
 void
-jax_check(const struct run *r, const struct jax_template *t, struct wl_diags *d)
+jax_check(const struct run *r, struct wl_diags *d)
 {
 	const struct workload *wl = r->def->wl;
+	const struct jax_template *t = wl->family;
 	const char *c = workload_env_value(r, "COMBINE_THRESHOLD");
 	const char *gpn = workload_value(r, "setup_flags.gpus_per_node");
 	long long nodes = (long long)(r->nodes.len ? r->nodes.len : (size_t)r->num_nodes), cv, g;
@@ -281,8 +286,9 @@ jax_check(const struct run *r, const struct jax_template *t, struct wl_diags *d)
 }
 
 size_t
-jax_env(struct arena *a, const struct run *r, const struct jax_template *t, struct wl_env *out, size_t max)
+jax_env(struct arena *a, const struct run *r, struct wl_env *out, size_t max)
 {
+	const struct jax_template *t = r->def->wl->family;
 	const char *c = workload_env_value(r, "COMBINE_THRESHOLD");
 	long long cv, g, nodes = (long long)(r->nodes.len ? r->nodes.len : (size_t)r->num_nodes);
 	struct buf b = {0};
@@ -423,9 +429,9 @@ has_line(const char *text, const char *word)
 }
 
 void
-jax_body(const struct run *r, const struct jax_template *t, const char *image, const char *mounts,
-         struct buf *out)
+jax_body(const struct run *r, const char *image, const char *mounts, struct buf *out)
 {
+	const struct jax_template *t = r->def->wl->family;
 	const char *extra = r->c->system->extra_srun_args, *u = workload_env_value(r, "UNIFIED_STDOUT_STDERR");
 	const char *suffix = u && strcmp(u, "1") == 0 ? "-%j.txt" : "-%j-%n-%t.txt";
 	struct buf rs = {0}, end = {0};

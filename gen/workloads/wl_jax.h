@@ -111,14 +111,22 @@ struct jax_template {
 	"setup_flags.tfds_data_dir", \
 	"perf.xla_gpu_pgle_profile_file_or_directory_path"
 
-void jax_check(const struct run *r, const struct jax_template *t, struct wl_diags *d);
-size_t jax_env(struct arena *a, const struct run *r, const struct jax_template *t, struct wl_env *out,
-               size_t max);
-void jax_body(const struct run *r, const struct jax_template *t, const char *image, const char *mounts,
-              struct buf *out);
+/* The workload hooks of every member, reading the member's struct
+ * jax_template from its workload's family. */
+void jax_check(const struct run *r, struct wl_diags *d);
+size_t jax_env(struct arena *a, const struct run *r, struct wl_env *out, size_t max);
+void jax_body(const struct run *r, const char *image, const char *mounts, struct buf *out);
 /* The command of the runs: run.sh in the workspace. */
 void jax_command(const struct run *r, struct buf *out);
 /* setup_flags.docker_workspace_dir: where the run directory is mounted. */
 const char *jax_workspace(const struct run *r);
+/* The image, the only thing a member installs. */
+extern const struct installable jax_installables[1];
+
+/* What a member's struct workload holds besides its name, args and family. */
+#define JAX_WORKLOAD \
+	.extra_args_ok = true, .schedulers = WL_SLURM, .container = true, .command = jax_command, \
+	.grader = "jax_toolbox", .installables = jax_installables, .n_installables = 1, .env = jax_env, \
+	.check = jax_check, .run_dir_mount = jax_workspace, .container_body = jax_body
 
 #endif

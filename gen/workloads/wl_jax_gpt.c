@@ -54,41 +54,10 @@ static const char *const single[] = {
 
 static const struct jax_template gpt = {false, single};
 
-static const struct installable installables[] = {
-	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},
-};
-
-static void
-check(const struct run *r, struct wl_diags *d)
-{
-	jax_check(r, &gpt, d);
-}
-
-static size_t
-env(struct arena *a, const struct run *r, struct wl_env *out, size_t max)
-{
-	return jax_env(a, r, &gpt, out, max);
-}
-
-static void
-body(const struct run *r, const char *image, const char *mounts, struct buf *out)
-{
-	jax_body(r, &gpt, image, mounts, out);
-}
-
 const struct workload wl_jax_gpt = {
 	.name = "JaxToolboxGPT",
 	.args = args,
 	.n_args = LEN(args),
-	.extra_args_ok = true,
-	.schedulers = WL_SLURM,
-	.container = true,
-	.command = jax_command,
-	.grader = "jax_toolbox",
-	.installables = installables,
-	.n_installables = LEN(installables),
-	.env = env,
-	.check = check,
-	.run_dir_mount = jax_workspace,
-	.container_body = body,
+	.family = &gpt,
+	JAX_WORKLOAD,
 };

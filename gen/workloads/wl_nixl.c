@@ -2,6 +2,7 @@
  * form of CloudAI's etcd lifecycle and per-node sruns. */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "wl_nixl.h"
@@ -9,6 +10,37 @@
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
+
+bool
+nixl_bytes(struct buf *out, const char *v)
+{
+	static const struct {
+		const char *unit;
+		unsigned long long mult;
+	} units[] = {{"", 1}, {"b", 1}, {"kb", 1ull << 10}, {"mb", 1ull << 20}, {"gb", 1ull << 30}};
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	size_t i;
+
+	if (end != v && *v >= '0' && *v <= '9')
+		for (i = 0; i < LEN(units); i++)
+			if (strcmp(end, units[i].unit) == 0 && n <= ~0ull / units[i].mult) {
+				buf_printf(out, "%llu", n * units[i].mult);
+				return true;
+			}
+	return false;
+}
+
+bool
+nixl_own(const char *key, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (strcmp(key, *keys) == 0)
+			return true;
+	return false;
+}
+
+const char *const nixl_table[2] = {"Block Size (B)", NULL};
 
 const struct installable nixl_installables[2] = {
 	{INST_IMAGE, "cmd_args.docker_image_url", NULL, NULL, NULL},

@@ -35,5 +35,21 @@ void nixl_srun_on(const struct run *r, const struct wl_srun *s, int node, struct
 
 /* nixl_body with the run's cmd_args backend, as a script_sruns hook. */
 void nixl_backend_body(const struct run *r, const struct wl_srun *s, struct buf *out);
+/* Appends total_buffer_size's bytes ("8gb" -> 8589934592, as CloudAI
+ * passes it) and returns true; false, appending nothing, for other text. */
+bool nixl_bytes(struct buf *out, const char *v);
+/* Whether key is one of the NULL-terminated keys (a launcher's own, which
+ * the command line does not pass on). */
+bool nixl_own(const char *key, const char *const *keys);
+
+/* What nixlbench's table (CloudAI: Block Size (B), Batch Size, ... B/W
+ * (GB/Sec)) must hold: the all_of of NIXLBench and NIXLKVBench. */
+extern const char *const nixl_table[2];
+
+/* What a member's struct workload holds besides its name, args, command,
+ * grader and script hooks. */
+#define NIXL_WORKLOAD \
+	.extra_args_ok = true, .schedulers = WL_SLURM, .container = true, .installables = nixl_installables, \
+	.n_installables = 2
 
 #endif

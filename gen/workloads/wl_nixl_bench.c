@@ -28,39 +28,8 @@ static const struct arg_schema args[] = {
 	{"etcd_endpoints", ARG_STRING, "http://$NIXL_ETCD_ENDPOINTS", NULL, false},
 };
 
-static bool
-launcher_own(const char *key)
-{
-	static const char *const own[] = {"docker_image_url", "path_to_benchmark", "etcd_path", "wait_etcd_for",
-	                                  "etcd_image_url"};
-	size_t i;
-
-	for (i = 0; i < LEN(own); i++)
-		if (strcmp(key, own[i]) == 0)
-			return true;
-	return false;
-}
-
-/* "8gb" -> bytes, as CloudAI passes total_buffer_size; other text as it is */
-static void
-buffer_size(struct buf *out, const char *v)
-{
-	static const struct {
-		const char *unit;
-		unsigned long long mult;
-	} units[] = {{"", 1}, {"b", 1}, {"kb", 1ull << 10}, {"mb", 1ull << 20}, {"gb", 1ull << 30}};
-	char *end;
-	unsigned long long n = strtoull(v, &end, 10);
-	size_t i;
-
-	if (end != v && *v >= '0' && *v <= '9')
-		for (i = 0; i < LEN(units); i++)
-			if (strcmp(end, units[i].unit) == 0 && n <= ~0ull / units[i].mult) {
-				buf_printf(out, "%llu", n * units[i].mult);
-				return;
-			}
-	sh_quote_cont(out, v);
-}
+static const char *const own[] = {"docker_image_url", "path_to_benchmark", "etcd_path", "wait_etcd_for",
+                                  "etcd_image_url", NULL};
 
 /* A value with parameter references ($NIXL_ETCD_ENDPOINTS) is expanded by
  * the shell in the container, which has the job's variables. */
@@ -94,15 +63,13 @@ command(const struct run *r, struct buf *out)
 
 	sh_quote(out, workload_value(r, "path_to_benchmark"));
 	for (i = 0; i < LEN(args); i++) {
-		if (launcher_own(args[i].key) || !(v = workload_value_of(r, &args[i])))
+		if (nixl_own(args[i].key, own) || !(v = workload_value_of(r, &args[i])))
 			continue;
 		if (strcmp(args[i].key, "etcd_endpoints") == 0)
 			buf_puts(out, " --etcd-endpoints=");
 		else
 			buf_printf(out, " --%s=", args[i].key);
-		if (strcmp(args[i].key, "total_buffer_size") == 0)
-			buffer_size(out, v);
-		else
+		if (strcmp(args[i].key, "total_buffer_size") != 0 || !nixl_bytes(out, v))
 			value(out, v);
 	}
 	for (i = 0; i < r->args.len; i++) {
@@ -116,22 +83,15 @@ command(const struct run *r, struct buf *out)
 	workload_extra_args(r, '=', out);
 }
 
-/* CloudAI: nixlbench's table (Block Size (B), Batch Size, ... B/W (GB/Sec)) */
-static const char *const all_of[] = {"Block Size (B)", NULL};
-
 const struct workload wl_nixl_bench = {
 	.name = "NIXLBench",
 	.args = args,
 	.n_args = LEN(args),
-	.extra_args_ok = true,
-	.schedulers = WL_SLURM,
-	.container = true,
 	.command = command,
-	.all_of = all_of,
+	.all_of = nixl_table,
 	.grader = "nixl",
-	.installables = nixl_installables,
-	.n_installables = LEN(nixl_installables),
 	.script_sruns = nixl_backend_body,
 	.script_prologue = nixl_prologue,
 	.bare_probes = true,
+	NIXL_WORKLOAD,
 };

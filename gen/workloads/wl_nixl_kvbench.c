@@ -31,18 +31,8 @@ static const struct arg_schema args[] = {
 	{"backend", ARG_STRING, NULL, NULL, false},
 };
 
-static bool
-launcher_own(const char *key)
-{
-	static const char *const own[] = {"docker_image_url", "etcd_path", "wait_etcd_for", "etcd_image_url",
-	                                  "command", "kvbench_script", "python_executable"};
-	size_t i;
-
-	for (i = 0; i < LEN(own); i++)
-		if (strcmp(key, own[i]) == 0)
-			return true;
-	return false;
-}
+static const char *const own[] = {"docker_image_url", "etcd_path", "wait_etcd_for", "etcd_image_url",
+                                  "command", "kvbench_script", "python_executable", NULL};
 
 static void
 option(struct buf *out, const char *key, const char *v)
@@ -50,17 +40,8 @@ option(struct buf *out, const char *key, const char *v)
 	buf_puts(out, " --");
 	sh_quote_cont(out, strcmp(key, "model_cfg") == 0 ? "model_config" : key);
 	buf_putc(out, ' ');
-	if (strcmp(key, "total_buffer_size") == 0) {
-		/* "8gb" -> bytes, as CloudAI passes it */
-		char *end;
-		unsigned long long n = strtoull(v, &end, 10);
-		unsigned long long m = !strcmp(end, "") || !strcmp(end, "b") ? 1 : !strcmp(end, "kb") ? 1ull << 10
-		                       : !strcmp(end, "mb") ? 1ull << 20 : !strcmp(end, "gb") ? 1ull << 30 : 0;
-		if (end != v && *v >= '0' && *v <= '9' && m && n <= ~0ull / m) {
-			buf_printf(out, "%llu", n * m);
-			return;
-		}
-	}
+	if (strcmp(key, "total_buffer_size") == 0 && nixl_bytes(out, v))
+		return;
 	sh_quote(out, v);
 }
 
@@ -76,7 +57,7 @@ command(const struct run *r, struct buf *out)
 	buf_putc(out, ' ');
 	sh_quote(out, workload_value(r, "command"));
 	for (i = 0; i < LEN(args); i++)
-		if (!launcher_own(args[i].key) && (v = workload_value_of(r, &args[i])))
+		if (!nixl_own(args[i].key, own) && (v = workload_value_of(r, &args[i])))
 			option(out, args[i].key, v);
 	for (i = 0; i < r->args.len; i++)
 		if (!workload_arg(r->def->wl, r->args.items[i].key))
@@ -86,20 +67,14 @@ command(const struct run *r, struct buf *out)
 	workload_extra_args(r, ' ', out);
 }
 
-static const char *const all_of[] = {"Block Size (B)", NULL};
-
 const struct workload wl_nixl_kvbench = {
 	.name = "NIXLKVBench",
 	.args = args,
 	.n_args = LEN(args),
-	.extra_args_ok = true,
-	.schedulers = WL_SLURM,
-	.container = true,
 	.command = command,
-	.all_of = all_of,
+	.all_of = nixl_table,
 	.grader = "nixl",
-	.installables = nixl_installables,
-	.n_installables = LEN(nixl_installables),
 	.script_sruns = nixl_backend_body,
 	.script_prologue = nixl_prologue,
+	NIXL_WORKLOAD,
 };

@@ -402,10 +402,12 @@ disaggregated(const struct serving *s, struct buf *out)
 	buf_free(&cmd);
 }
 
+const char *const serving_mounts[2] = {"@hf_home:/root/.cache/huggingface", NULL};
+
 void
-serving_body(const struct serving_ops *ops, const struct run *r, const char *prefix_n, const char *prefix,
-             struct buf *out)
+serving_body(const struct run *r, const char *prefix_n, const char *prefix, struct buf *out)
 {
+	const struct serving_ops *ops = r->def->wl->family;
 	struct serving s;
 	struct buf why = {0};
 

@@ -63,12 +63,20 @@ struct serving {
 	int n_gpus;
 };
 
-/* The batch script lines of run r (workload.script_body_srun). */
-void serving_body(const struct serving_ops *ops, const struct run *r, const char *prefix_n,
-                  const char *prefix, struct buf *out);
+/* The batch script lines of run r (workload.script_body_srun), by the
+ * struct serving_ops of its workload's family. */
+void serving_body(const struct run *r, const char *prefix_n, const char *prefix, struct buf *out);
 /* workload.check of vllm and sglang: CloudAI's refusals (port, custom_bash
  * patterns, role node counts, ports, gpu_ids), as errors in d. */
 void serving_check(const struct run *r, struct wl_diags *d);
+/* The Hugging Face cache every member mounts (workload.install_mounts). */
+extern const char *const serving_mounts[2];
+
+/* What a member's struct workload holds besides its name, args, tables,
+ * command, grader, installables and family. */
+#define SERVING_WORKLOAD \
+	.schedulers = WL_SLURM, .container = true, .mpi = "none", .install_mounts = serving_mounts, \
+	.script_body_srun = serving_body, .check = serving_check
 
 /* wl_serving_args.c: fills s for run r (ops may be NULL for a check);
  * false, with why set, for what CloudAI refuses. */

@@ -212,12 +212,6 @@ static const struct serving_ops ops = {
 };
 
 static void
-body(const struct run *r, const char *prefix_n, const char *prefix, struct buf *out)
-{
-	serving_body(&ops, r, prefix_n, prefix, out);
-}
-
-static void
 command(const struct run *r, struct buf *out)
 {
 	(void)r;
@@ -229,21 +223,15 @@ static const struct installable installables[] = {
 	{INST_HF_MODEL, "cmd_args.model", NULL, NULL, NULL},
 };
 
-static const char *const mounts[] = {"@hf_home:/root/.cache/huggingface", NULL};
-
 const struct workload wl_sglang = {
 	.name = "sglang",
 	.args = args,
 	.n_args = LEN(args),
-	.schedulers = WL_SLURM,
-	.container = true,
 	.command = command,
-	.mpi = "none",
 	.grader = "sglang",
 	.installables = installables,
 	.n_installables = LEN(installables),
-	.install_mounts = mounts,
 	.tables = tables,
-	.script_body_srun = body,
-	.check = serving_check,
+	.family = &ops,
+	SERVING_WORKLOAD,
 };

@@ -424,12 +424,6 @@ static const struct serving_ops ops = {
 };
 
 static void
-body(const struct run *r, const char *prefix_n, const char *prefix, struct buf *out)
-{
-	serving_body(&ops, r, prefix_n, prefix, out);
-}
-
-static void
 command(const struct run *r, struct buf *out)
 {
 	(void)r;
@@ -442,21 +436,15 @@ static const struct installable installables[] = {
 	{INST_GIT, "cmd_args.proxy_script_repo.url", "cmd_args.proxy_script_repo.commit", NULL, NULL},
 };
 
-static const char *const mounts[] = {"@hf_home:/root/.cache/huggingface", NULL};
-
 const struct workload wl_vllm = {
 	.name = "vllm",
 	.args = args,
 	.n_args = LEN(args),
-	.schedulers = WL_SLURM,
-	.container = true,
 	.command = command,
-	.mpi = "none",
 	.grader = "vllm",
 	.installables = installables,
 	.n_installables = LEN(installables),
-	.install_mounts = mounts,
 	.tables = tables,
-	.script_body_srun = body,
-	.check = serving_check,
+	.family = &ops,
+	SERVING_WORKLOAD,
 };

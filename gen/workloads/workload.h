@@ -186,6 +186,10 @@ struct workload {
 	/* Slurm, optional: shell lines after it, which may change $KUNAI_RC
 	 * (the run's status), e.g. a success check on files the run wrote. */
 	void (*script_post)(const struct run *r, struct buf *out);
+	/* The table a family's shared code reads for this member, where the
+	 * members differ only in data: struct jax_template (wl_jax.h), struct
+	 * serving_ops (wl_serving.h). */
+	const void *family;
 };
 
 /* Returns the workload named name, or NULL. */
