@@ -244,6 +244,8 @@ overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
 	buf_free(&q);
 }
 
+#define REPORT_GROUP 500
+
 /* `kunai report` grades every run whose report.json is older than its
  * results, then summarises: one process, whatever ran or not. It leaves
  * unchanged files untouched (restat), so only the plots of runs whose
@@ -253,7 +255,7 @@ report_edges(struct buf *b, const struct runlist *rl)
 {
 	struct buf stem = {0}, svgs = {0};
 	bool bar = false;
-	size_t i;
+	size_t i, n;
 
 	buf_puts(b, "\nbuild always: phony\n");
 	buf_puts(b, "build report/summary.json");
@@ -278,17 +280,27 @@ report_edges(struct buf *b, const struct runlist *rl)
 		buf_printf(b, "\n  kind = %s\n", kind);
 	}
 	overlay_edges(b, rl, &svgs);
-	buf_puts(b, "build report/index.html: html report/summary.json");
-	buf_push(b, svgs.data ? svgs.data : "", svgs.len);
-	for (i = 0; i < rl->len; i++) {
+	/* the runs' plots, through phonies of REPORT_GROUP: ninja rescans a
+	 * waiting edge's inputs each time one is built (quadratic in one edge
+	 * of every plot) */
+	for (i = 0, n = 0; i < rl->len; i++) {
 		if (!workload_plot(rl->items[i].def->wl))
 			continue;
+		if (n % REPORT_GROUP == 0) {
+			buf_printf(b, "%sbuild report/plots.%zu: phony", n ? "\n" : "", n / REPORT_GROUP);
+			buf_printf(&svgs, " report/plots.%zu", n / REPORT_GROUP);
+		}
+		n++;
 		stem.len = 0;
 		workload_run_stem(i, rl->items[i].dir, &stem);
 		buf_puts(b, " report/plots/");
 		ninja_escape_path(b, stem.data);
 		buf_puts(b, ".svg");
 	}
+	if (n)
+		buf_putc(b, '\n');
+	buf_puts(b, "build report/index.html: html report/summary.json");
+	buf_push(b, svgs.data ? svgs.data : "", svgs.len);
 	buf_puts(b, "\nbuild report: phony report/index.html\n");
 	buf_free(&stem);
 	buf_free(&svgs);
@@ -320,6 +332,7 @@ ninja_write_report(const struct campaign *c, const struct runlist *rl, struct bu
  * about 30,000 nodes. */
 #define NINJA_CHAIN_MAX 1000
 #define NINJA_DEPTH_MAX 10000
+#define NINJA_GROUP 500
 
 /* Which cases chain their iterations: the cases in dependency order (an
  * iterative depth-first walk), each chained while its alias stays within
@@ -401,6 +414,46 @@ seq_pools(struct buf *b, size_t case_index, const struct runlist *rl, size_t fro
 	return per_iter;
 }
 
+/* The alias of a case [from, to) whose iterations a pool orders: every
+ * run, through phonies of NINJA_GROUP runs each. Each time an input is
+ * built ninja scans a waiting edge's inputs from the first, so one phony
+ * of every run would cost it time quadratic in the count (minutes at
+ * 250,000 runs). */
+static void
+alias_groups(struct buf *b, const char *id, const struct runlist *rl, size_t from, size_t to)
+{
+	struct buf name = {0};
+	size_t i, g;
+
+	for (g = from; to - from > NINJA_GROUP && g < to; g += NINJA_GROUP) {
+		name.len = 0;
+		buf_printf(&name, "%s/kunai.runs.%zu", id, (g - from) / NINJA_GROUP);
+		buf_puts(b, "build ");
+		ninja_escape_path(b, name.data);
+		buf_puts(b, ": phony");
+		for (i = g; i < to && i < g + NINJA_GROUP; i++) {
+			buf_putc(b, ' ');
+			path_in(b, rl->items[i].dir, "kunai.stamp");
+		}
+		buf_putc(b, '\n');
+	}
+	buf_puts(b, "build ");
+	ninja_escape_path(b, id);
+	buf_puts(b, ": phony");
+	for (g = from; g < to; g += to - from > NINJA_GROUP ? NINJA_GROUP : 1) {
+		buf_putc(b, ' ');
+		if (to - from <= NINJA_GROUP) {
+			path_in(b, rl->items[g].dir, "kunai.stamp");
+			continue;
+		}
+		name.len = 0;
+		buf_printf(&name, "%s/kunai.runs.%zu", id, (g - from) / NINJA_GROUP);
+		ninja_escape_path(b, name.data);
+	}
+	buf_putc(b, '\n');
+	buf_free(&name);
+}
+
 void
 ninja_write_build(const struct campaign *c, const struct runlist *rl, const struct install_set *inst,
                   struct buf *b)
@@ -460,17 +513,21 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		/* the alias names the last iteration's runs: each iteration waits
 		 * (order-only) for every run of the one before, so building these
 		 * builds all of the test's runs, and the graph stays small; with
-		 * sequencing pools it names every run */
-		buf_puts(b, "build ");
-		ninja_escape_path(b, tc->id);
-		buf_puts(b, ": phony");
-		for (i = from; i < to; i++) {
-			if (!n_pools && rl->items[i].iteration != rl->items[to - 1].iteration)
-				continue;
-			buf_putc(b, ' ');
-			path_in(b, rl->items[i].dir, "kunai.stamp");
+		 * sequencing pools it names every run, NINJA_GROUP at a time */
+		if (n_pools)
+			alias_groups(b, tc->id, rl, from, to);
+		else {
+			buf_puts(b, "build ");
+			ninja_escape_path(b, tc->id);
+			buf_puts(b, ": phony");
+			for (i = from; i < to; i++) {
+				if (rl->items[i].iteration != rl->items[to - 1].iteration)
+					continue;
+				buf_putc(b, ' ');
+				path_in(b, rl->items[i].dir, "kunai.stamp");
+			}
+			buf_putc(b, '\n');
 		}
-		buf_putc(b, '\n');
 	}
 	buf_free(&pool);
 
