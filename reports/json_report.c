@@ -583,10 +583,17 @@ report_from_json(struct arena *a, const cJSON *o, struct run_report *r, struct b
 bool
 json_load_report(struct arena *a, const char *path, struct run_report *r, struct buf *why)
 {
+	return json_load_values(a, path, r, why, true);
+}
+
+bool
+json_load_values(struct arena *a, const char *path, struct run_report *r, struct buf *why, bool series)
+{
 	cJSON *root;
 	bool absent, ok;
 
-	root = json_load(path, why, &absent);
+	/* report.json's series come last (report_json) */
+	root = json_load_cut(path, series ? NULL : ",\n\t\"series\":", why, &absent);
 	if (!root)
 		return false;
 	ok = report_from_json(a, root, r, why);
@@ -600,30 +607,50 @@ json_write_report(const struct run_report *r, struct buf *out)
 	json_print(report_json(r, true), out);
 }
 
+/* Writes summary.json through o one run at a time: the head printed with
+ * an empty runs list, which each run's object (indented as cJSON_Print
+ * nests it) then fills. */
 void
-json_write_summary(const struct summary *s, struct buf *out)
+json_write_summary(const struct summary *s, struct file_out *o)
 {
-	cJSON *o = cJSON_CreateObject(), *counts, *runs;
+	cJSON *h = cJSON_CreateObject(), *counts;
 	double total = 0;
-	size_t i;
+	struct buf one = {0};
+	size_t i, j, k;
 
-	cJSON_AddStringToObject(o, "scenario", s->scenario ? s->scenario : "");
-	add_str_or_null(o, "system", s->system);
-	cJSON_AddNumberToObject(o, "total", (double)s->n_runs);
-	counts = cJSON_AddObjectToObject(o, "counts");
+	cJSON_AddStringToObject(h, "scenario", s->scenario ? s->scenario : "");
+	add_str_or_null(h, "system", s->system);
+	cJSON_AddNumberToObject(h, "total", (double)s->n_runs);
+	counts = cJSON_AddObjectToObject(h, "counts");
 	for (i = 0; i < OUTCOME_COUNT; i++)
 		cJSON_AddNumberToObject(counts, outcome_name((enum outcome)i), (double)s->counts[i]);
 	for (i = 0; i < s->n_runs; i++)
 		if (s->runs[i].duration_s > 0)
 			total += s->runs[i].duration_s;
-	cJSON_AddNumberToObject(o, "duration_s", total);
-	add_str_or_null(o, "note", s->note);
+	cJSON_AddNumberToObject(h, "duration_s", total);
+	add_str_or_null(h, "note", s->note);
 	if (s->fleet)
-		fleet_json_add(o, s);
-	runs = cJSON_AddArrayToObject(o, "runs");
-	for (i = 0; i < s->n_runs; i++)
-		cJSON_AddItemToArray(runs, report_json(&s->runs[i], false));
-	json_print(o, out);
+		fleet_json_add(h, s);
+	cJSON_AddArrayToObject(h, "runs");
+	json_print(h, &o->b);
+	if (!s->n_runs)
+		return;
+	o->b.len -= strlen("]\n}\n");
+	for (i = 0; i < s->n_runs; i++) {
+		one.len = 0;
+		json_print(report_json(&s->runs[i], false), &one);
+		buf_puts(&o->b, i ? ", " : "");
+		for (j = 0, k = 0; j + 1 < one.len; j++)
+			if (one.data[j] == '\n') {
+				buf_push(&o->b, one.data + k, j + 1 - k);
+				buf_puts(&o->b, "\t\t");
+				k = j + 1;
+			}
+		buf_push(&o->b, one.data + k, one.len - 1 - k);
+		file_out_flush(o, false);
+	}
+	buf_free(&one);
+	buf_puts(&o->b, "]\n}\n");
 }
 
 bool

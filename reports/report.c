@@ -3,12 +3,15 @@
  * report/junit.xml and report/summary.md. Reads results, never runs or
  * submits anything (DESIGN 4). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -126,29 +129,153 @@ newer(struct timespec rep, const char *path, bool required)
 /* The run's report.json when it is newer than everything it was graded
  * from (job.json, stdout.txt, and kunai.json with its thresholds, whose
  * mtime is plan_t, NULL when unknown); otherwise the run is graded here,
- * and its report.json written. */
+ * and its report.json written. *changed: graded here, or its report.json
+ * is not older than the last complete report (stamp_t; NULL: none).
+ * series false: a report.json read leaves out the series (csv_add's).
+ * *latest: the newest report.json mtime so far; *seen: its stat. */
 static bool
 collect(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
-        const struct timespec *plan_t, struct run_report *out)
+        const struct timespec *plan_t, const struct timespec *stamp_t, bool series, struct run_report *out,
+        bool *changed, struct timespec *latest, struct stat *seen)
 {
 	struct buf rep = {0}, path = {0}, why = {0};
-	struct timespec t;
-	bool fresh, ok = true;
+	struct stat before;
+	bool exists, fresh, rewritten = false, ok = true;
 
 	buf_printf(&rep, "%s/%s/report.json", root, r->dir);
-	fresh = plan_t && mtime(rep.data, &t) && !older(t, *plan_t);
+	exists = stat(rep.data, seen) == 0;
+	before = *seen;
+	fresh = exists && plan_t && !older(seen->st_mtim, *plan_t);
 	buf_printf(&path, "%s/%s/job.json", root, r->dir);
-	fresh = fresh && newer(t, path.data, true);
+	fresh = fresh && newer(seen->st_mtim, path.data, true);
 	path.len = 0;
 	buf_printf(&path, "%s/%s/stdout.txt", root, r->dir);
-	fresh = fresh && newer(t, path.data, false);
-	if (!fresh || !json_load_report(a, rep.data, out, &why) || strcmp(out->dir, r->dir) != 0 ||
-	    strcmp(out->id, r->id) != 0)
+	fresh = fresh && newer(seen->st_mtim, path.data, false);
+	if (!fresh || !json_load_values(a, rep.data, out, &why, series) || strcmp(out->dir, r->dir) != 0 ||
+	    strcmp(out->id, r->id) != 0) {
+		/* graded again to the same bytes (a run that never ran, a job.json
+		 * touched), report.json is left as it was: nothing changed */
 		ok = grade_write(a, root, p, r, rep.data, out);
+		rewritten = stat(rep.data, seen) != 0 || !exists || seen->st_ino != before.st_ino ||
+		            older(before.st_mtim, seen->st_mtim) || older(seen->st_mtim, before.st_mtim);
+	}
+	*changed = rewritten || !stamp_t || !older(seen->st_mtim, *stamp_t);
+	if (older(*latest, seen->st_mtim))
+		*latest = seen->st_mtim;
 	buf_free(&rep);
 	buf_free(&path);
 	buf_free(&why);
 	return ok;
+}
+
+/* The time of the last complete report: root/.kunai/report.stamp, when
+ * every output it made is still there and none was written since. */
+static bool
+stamp_time(const char *root, struct timespec *t)
+{
+	static const char *const made[] = {"report/summary.json", "report/junit.xml", "report/summary.md",
+	                                   "report/csv/index.html"};
+	struct buf path = {0};
+	struct timespec m;
+	size_t i;
+	bool ok;
+
+	buf_printf(&path, "%s/.kunai/report.stamp", root);
+	ok = mtime(path.data, t);
+	for (i = 0; i < LEN(made) && ok; i++) {
+		path.len = 0;
+		buf_printf(&path, "%s/%s", root, made[i]);
+		ok = mtime(path.data, &m) && !older(*t, m);
+	}
+	buf_free(&path);
+	return ok;
+}
+
+/* Strings that many runs share (metric names, units, nodes, GPU
+ * models), held once: open addressing over the arena's copies. */
+struct strtab {
+	const char **slot;
+	size_t cap, n;
+};
+
+/* Finds s in t or adds it (a copy in a; a NULL: s itself, rehashing). */
+static const char *
+intern(struct arena *a, struct strtab *t, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if (2 * (t->n + 1) > t->cap) {
+		struct strtab g = {0};
+		g.cap = t->cap ? 2 * t->cap : 256;
+		g.slot = xcalloc(g.cap, sizeof(*g.slot));
+		for (i = 0; i < t->cap; i++)
+			if (t->slot[i])
+				intern(NULL, &g, t->slot[i]);
+		free(t->slot);
+		*t = g;
+	}
+	for (i = util_hash(s, strlen(s)) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (strcmp(t->slot[i], s) == 0)
+			return t->slot[i];
+	t->n++;
+	return t->slot[i] = a ? arena_strdup(a, s) : s;
+}
+
+static const char *
+dup_or_null(struct arena *a, const char *s)
+{
+	return s ? arena_strdup(a, s) : NULL;
+}
+
+/* What the summary, the fleet verdict, JUnit and compare need of full,
+ * copied into a: every field, and its values that are not one point of a
+ * series (summary.json keeps only those; csv_add has the series). */
+static void
+compact(struct arena *a, struct strtab *t, const struct plan_run *pr, const struct run_report *full,
+        struct run_report *out)
+{
+	size_t i, n = 0;
+
+	*out = *full;
+	out->dir = full->dir && strcmp(full->dir, pr->dir) == 0 ? pr->dir : dup_or_null(a, full->dir);
+	out->id = full->id && strcmp(full->id, pr->id) == 0 ? pr->id : dup_or_null(a, full->id);
+	out->reason = dup_or_null(a, full->reason);
+	out->job_id = dup_or_null(a, full->job_id);
+	out->start_time = dup_or_null(a, full->start_time);
+	out->end_time = dup_or_null(a, full->end_time);
+	out->job_state = intern(a, t, full->job_state);
+	out->job_outcome = intern(a, t, full->job_outcome);
+	out->workload = intern(a, t, full->workload);
+	out->path = intern(a, t, full->path);
+	out->nodes = intern(a, t, full->nodes);
+	out->run_dir = NULL;
+	for (i = 0; i < full->n_metrics; i++)
+		n += full->metrics[i].x < 0 || full->metrics[i].check != CHECK_NONE;
+	out->metrics = n ? arena_alloc(a, n * sizeof(*out->metrics)) : NULL;
+	out->n_metrics = out->cap_metrics = n;
+	for (i = 0, n = 0; i < full->n_metrics; i++) {
+		const struct metric *m = &full->metrics[i];
+		struct metric *c;
+		if (m->x >= 0 && m->check == CHECK_NONE)
+			continue;
+		c = &out->metrics[n++];
+		*c = *m;
+		c->name = intern(a, t, m->name);
+		c->unit = intern(a, t, m->unit);
+		c->node = intern(a, t, m->node);
+		c->gpu_model = intern(a, t, m->gpu_model);
+		c->x_name = intern(a, t, m->x_name);
+		if (m->ref) {
+			struct plan_ref *f = arena_alloc(a, sizeof(*f));
+			*f = *m->ref;
+			f->scope = intern(a, t, f->scope);
+			f->metric = c->name;
+			f->unit = intern(a, t, f->unit);
+			c->ref = f;
+		}
+	}
 }
 
 bool
@@ -289,19 +416,100 @@ write_out(const char *root, const char *name, struct buf *b)
 	return ok;
 }
 
+/* Is every run's report.json still the file read (seen[i]: a writer's
+ * rename makes a new inode)? */
+static bool
+unchanged(const char *root, const struct plan *p, const struct stat *seen)
+{
+	struct buf path = {0};
+	struct stat st;
+	size_t i;
+	bool same = true;
+
+	for (i = 0; i < p->n_runs && same; i++) {
+		path.len = 0;
+		buf_printf(&path, "%s/%s/report.json", root, p->runs[i].dir);
+		same = stat(path.data, &st) == 0 ? st.st_ino == seen[i].st_ino && st.st_dev == seen[i].st_dev &&
+		                                      !older(st.st_mtim, seen[i].st_mtim) &&
+		                                      !older(seen[i].st_mtim, st.st_mtim)
+		                                : !seen[i].st_ino;
+	}
+	buf_free(&path);
+	return same;
+}
+
+/* Marks a complete report: root/.kunai/report.stamp's mtime is now, once
+ * the clock (coarse on most filesystems) is past latest, the newest
+ * report.json it covers, and when no report.json changed meanwhile (a
+ * runner shares the lock); else there is no stamp, and the next report
+ * makes every output again. Returns false after reporting. */
+static bool
+stamp_write(const char *root, const struct plan *p, const struct stat *seen, struct timespec latest)
+{
+	struct timespec tick = {0, 1000000};
+	struct buf path = {0};
+	struct stat st;
+	int fd = -1, i;
+	bool ok, made, past = false;
+
+	buf_printf(&path, "%s/.kunai", root);
+	if (make_dir(path.data, &made)) {
+		buf_puts(&path, "/report.stamp");
+		fd = open(path.data, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	}
+	ok = fd >= 0;
+	for (i = 0; ok && !past && i < 100; i++) {
+		ok = futimens(fd, NULL) == 0 && fstat(fd, &st) == 0;
+		past = ok && older(latest, st.st_mtim);
+		if (ok && !past)
+			nanosleep(&tick, NULL);
+	}
+	if (!ok)
+		warn("%s:", path.data);
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		warn("%s:", path.data);
+		ok = false;
+	}
+	if (ok && (!past || !unchanged(root, p, seen)))
+		unlink(path.data);
+	buf_free(&path);
+	return ok;
+}
+
+/* report/summary.json, or (p not NULL) report/junit.xml, written as made. */
+static bool
+stream_out(const char *root, const char *name, const struct summary *s, const struct plan *p)
+{
+	struct file_out o;
+	struct buf path = {0};
+
+	buf_printf(&path, "%s/report/%s", root, name);
+	if (file_out_open(&o, path.data)) {
+		if (p)
+			junit_write(root, p, s, &o);
+		else
+			json_write_summary(s, &o);
+	}
+	buf_free(&path);
+	return file_out_close(&o);
+}
+
 int
 cmd_report(int argc, char **argv)
 {
-	struct arena a = {0};
+	struct arena a = {0}, one = {0};
+	struct strtab strs = {0};
+	struct csv *csv;
+	struct stat *seen = NULL;
 	struct plan p;
 	struct summary s = {0};
 	struct fleet fleet;
 	struct buf b = {0};
 	const char *root = NULL;
-	struct timespec plan_t;
-	bool check = false, ok, plan_known, html = true, html_only = false;
+	struct timespec plan_t, stamp_t, latest = {0, 0};
+	bool check = false, ok, plan_known, quick, html = true, html_only = false;
 	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
-	size_t i, n_hist = 0;
+	size_t i, j, n_hist = 0;
 	struct history_result hr = {0};
 	struct stat st;
 	int rc = 1, lockfd = -1;
@@ -370,8 +578,37 @@ cmd_report(int argc, char **argv)
 	s.system = p.system;
 	s.n_runs = p.n_runs;
 	s.runs = arena_alloc(&a, (p.n_runs + 1) * sizeof(*s.runs));
-	for (i = 0; i < p.n_runs; i++)
-		ok = collect(&a, root, &p, &p.runs[i], plan_known ? &plan_t : NULL, &s.runs[i]) && ok;
+	/* one run at a time: graded or read in a scratch arena, its series
+	 * spooled to the CSV files, and only the rest kept */
+	csv = csv_begin();
+	seen = xcalloc(p.n_runs + 1, sizeof(*seen));
+	/* nothing changed since the last complete report (no run graded, no
+	 * report.json or kunai.json newer than its stamp): its files stand, and
+	 * only the lines below are made again */
+	quick = !n_hist && plan_known && stamp_time(root, &stamp_t) && older(plan_t, stamp_t);
+	for (i = 0; i < p.n_runs; i++) {
+		struct run_report full;
+		bool changed;
+		ok = collect(&one, root, &p, &p.runs[i], plan_known ? &plan_t : NULL, quick ? &stamp_t : NULL, !quick,
+		             &full, &changed, &latest, &seen[i]) && ok;
+		if (quick && changed) {
+			/* the CSV rows of the runs so far, read again with their series */
+			quick = false;
+			for (j = 0; j <= i; j++) {
+				struct run_report prev;
+				struct arena t = {0};
+				bool unused;
+				if (collect(&t, root, &p, &p.runs[j], &plan_t, NULL, true, &prev, &unused, &latest, &seen[j]))
+					csv_add(csv, j, &prev);
+				arena_free(&t);
+			}
+		}
+		else if (!quick)
+			csv_add(csv, i, &full);
+		compact(&a, &strs, &p.runs[i], &full, &s.runs[i]);
+		arena_free(&one);
+	}
+	free(strs.slot);
 	report_mark_skipped(&a, &p, s.runs);
 	/* peers: suspect runs, and the verdict per node (counts included) */
 	fleet_grade(&a, &p, &s, &fleet);
@@ -379,13 +616,17 @@ cmd_report(int argc, char **argv)
 	s.note = b.len ? arena_strdup(&a, b.data) : NULL;
 	b.len = 0;
 
-	json_write_summary(&s, &b);
-	ok = write_out(root, "summary.json", &b) && ok;
-	junit_write(root, &p, &s, &b);
-	ok = write_out(root, "junit.xml", &b) && ok;
-	markdown(&s, &b);
-	ok = write_out(root, "summary.md", &b) && ok;
-	ok = csv_write(root, &s) && ok;
+	if (quick)
+		csv_free(csv);
+	else {
+		ok = stream_out(root, "summary.json", &s, NULL) && ok;
+		ok = stream_out(root, "junit.xml", &s, &p) && ok;
+		markdown(&s, &b);
+		ok = write_out(root, "summary.md", &b) && ok;
+		ok = csv_finish(csv, root, &s) && ok;
+		/* after every output: a report cut short leaves the old stamp */
+		ok = ok && stamp_write(root, &p, seen, latest);
+	}
 	if (n_hist) {
 		history_check(&s, hist, n_hist, 0.05, &b, &hr);
 		ok = write_out(root, "history.md", &b) && ok;
@@ -419,6 +660,7 @@ cmd_report(int argc, char **argv)
 done:
 	if (lockfd >= 0)
 		close(lockfd);
+	free(seen);
 	free(hist);
 	buf_free(&b);
 	arena_free(&a);

@@ -11,6 +11,7 @@
 
 struct arena;
 struct buf;
+struct file_out;
 struct fleet;
 
 /* `kunai grade`, `kunai report`, `kunai status`: each returns the process
@@ -151,10 +152,13 @@ struct summary {
 bool json_load_plan(struct arena *a, const char *path, struct plan *p);
 /* Reads a report.json. Returns false when absent or invalid (why in why). */
 bool json_load_report(struct arena *a, const char *path, struct run_report *r, struct buf *why);
+/* json_load_report, or (series false) all of it but the values that are
+ * one point of a series, whose text is then not even parsed. */
+bool json_load_values(struct arena *a, const char *path, struct run_report *r, struct buf *why, bool series);
 /* Appends r as report.json text. */
 void json_write_report(const struct run_report *r, struct buf *out);
 /* Appends s as summary.json text. */
-void json_write_summary(const struct summary *s, struct buf *out);
+void json_write_summary(const struct summary *s, struct file_out *o);
 /* Reads summary.json back. Returns false after reporting. */
 bool json_load_summary(struct arena *a, const char *path, struct summary *s);
 
@@ -272,9 +276,9 @@ void summary_note(const struct summary *s, struct buf *out);
 
 /* ---- report_junit.c ---------------------------------------------------------- */
 
-/* Appends the JUnit XML of s (one testsuite per test id, in plan order); the
- * runs' stdout/stderr tails are read from root/<dir>/. */
-void junit_write(const char *root, const struct plan *p, const struct summary *s, struct buf *out);
+/* Writes the JUnit XML of s through o (one testsuite per test id, in plan
+ * order); the runs' stdout/stderr tails are read from root/<dir>/. */
+void junit_write(const char *root, const struct plan *p, const struct summary *s, struct file_out *o);
 /* Appends s escaped for XML text (attr false) or a "..." attribute value:
  * markup characters as entities, control characters other than tab and
  * newline dropped (those two as character references in attributes), and

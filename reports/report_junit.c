@@ -261,8 +261,9 @@ totals(struct buf *out, const struct run_report *const *runs, size_t n, size_t d
 }
 
 void
-junit_write(const char *root, const struct plan *p, const struct summary *s, struct buf *out)
+junit_write(const char *root, const struct plan *p, const struct summary *s, struct file_out *o)
 {
+	struct buf *out = &o->b;
 	const struct run_report **runs = xcalloc(s->n_runs + 1, sizeof(*runs));
 	size_t t, i;
 
@@ -290,8 +291,10 @@ junit_write(const char *root, const struct plan *p, const struct summary *s, str
 			attr(out, "value", s->note);
 			buf_puts(out, "/>\n    </properties>\n");
 		}
-		for (i = 0; i < pt->n_runs; i++)
+		for (i = 0; i < pt->n_runs; i++) {
 			testcase(out, root, runs[i]);
+			file_out_flush(o, false);
+		}
 		buf_puts(out, "  </testsuite>\n");
 	}
 	if (s->fleet)

@@ -31,16 +31,17 @@ gen() {
 }
 
 # snap DIR [manifest]: every dir, every file with its size and mtime, and
-# every file's checksum; but the lock, what kunai report writes, and (unless
+# every file's checksum; but the lock, what kunai report writes (report/,
+# report.json, .kunai/report.stamp), and (unless
 # asked for) the manifest, a cache of stats that a later gen may refresh
 snap() {
 	local skip=./.kunai/manifest
 	[ "${2:-}" != manifest ] || skip=./.kunai/lock
 	(cd "$1" && find . -type d ! -path './report*' | sort &&
 		find . -type f ! -path ./.kunai/lock ! -path "$skip" ! -path './report*' ! -name report.json \
-			-printf '%p %s %T@\n' | sort &&
+			! -path ./.kunai/report.stamp -printf '%p %s %T@\n' | sort &&
 		find . -type f ! -path ./.kunai/lock ! -path "$skip" ! -path './report*' ! -name report.json \
-			-exec md5sum {} + | sort)
+			! -path ./.kunai/report.stamp -exec md5sum {} + | sort)
 }
 
 @test "a gen killed at each of its renames is undone by the next kunai gen or report: every file as before" {

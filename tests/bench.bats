@@ -25,6 +25,7 @@ bats_require_minimum_version 1.5.0
 	[[ "$output" == *"toml2json 0.1 MB "*"the parse alone"* ]]
 	[[ "$output" == *"standalone: kunai per run"* ]]
 	[[ "$output" == *"kunai report 100, nothing changed"* ]]
+	[[ "$output" == *"kunai report 200, first, peak RSS"*"< 100 MB"* ]]
 	[[ "$output" == *"ninja report 20, from nothing"* ]]
 	# every row names its goal (a smoke run gives no verdict)
 	! grep -v -e '^figure ' -e '^(no gnuplot' <<<"$output" | grep -v -e ' <= .*: -$' -e ' < .*: -$' -e '(no goal)$'

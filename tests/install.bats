@@ -209,7 +209,7 @@ start_cluster() {
 	command -v slurmctld >/dev/null && command -v munged >/dev/null || skip "no slurmctld/munged"
 	CLUSTER=/tmp/kunai-slurm-inst-$$
 	local out
-	out=$(SLURM_LOCAL_CPUS=8 SLURM_LOCAL_PORT=$((23000 + ($$ % 500) * 4)) \
+	out=$(SLURM_LOCAL_CPUS=8 SLURM_LOCAL_PORT=$((${KUNAI_TEST_SLURM_PORT:-$((22992 + ($$ % 500) * 4))} + 8)) \
 		"$BATS_TEST_DIRNAME/slurm/start" "$CLUSTER" 2>&1) || { echo "slurm/start: $out"; return 1; }
 	export SLURM_CONF=${out##*SLURM_CONF=}
 }

@@ -77,3 +77,41 @@ grade_bounded() {
 	grep -o '/lustre/set[0-9]*:/data/set[0-9]*' "$W/b/nccl/0/cloudai_sbatch_script.sh" | sed -n '1p;20000p' >"$W/got"
 	printf '/lustre/set00000:/data/set00000\n/lustre/set19999:/data/set19999\n' | diff -u - "$W/got"
 }
+
+@test "kunai report holds a compact record per run: 2,000 runs within 48 MB of address space, first and again" {
+	# the runs' full reports (series included) took 55 KB a run, 110 MB here
+	campaign
+	printf 'iterations = 2000\n' >>"$W/g/scenario.toml"
+	(cd "$W/g" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$W/b") >/dev/null
+	awk -v b="$W/b" 'BEGIN {
+		out = "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+		for (s = 8; s <= 33554432; s *= 2)
+			out = out sprintf("%12d  %12d     float     sum      -1  %7.2f  %6.2f  %6.2f       0  %7.2f  %6.2f  %6.2f       0\n", s, s / 4, 10 + s / 1e5, s / 1e6, s / 9e5, 10 + s / 1e5, s / 1e6, s / 9e5)
+		out = out "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 123.4"
+		for (i = 0; i < 2000; i++) {
+			d = b "/nccl/" i
+			printf "{\"dir\": \"nccl/%d\", \"workload\": \"NcclTest\", \"outcome\": \"passed\", \"exit_code\": 0, \"nodes\": \"node01\", \"start_time\": \"2024-05-01T12:00:00Z\", \"end_time\": \"2024-05-01T12:00:30Z\"}\n", i >(d "/job.json")
+			print out >(d "/stdout.txt")
+			close(d "/job.json"); close(d "/stdout.txt")
+		}
+	}'
+	run -0 sh -c 'ulimit -v "$1" && exec "$2" report --no-html "$3"' sh 49152 "$KUNAI" "$W/b"
+	[[ "$output" == *"2000 runs: 2000 passed"* ]]
+	[ "$(grep -c '^nccl/[0-9]*,nccl,[0-9]*,,passed,node01,,,8,' "$W/b/report/csv/NcclTest_per_size.csv")" -eq 2000 ]
+	cp -R "$W/b/report" "$W/first"
+	touch "$W/mark"
+	sleep 1
+	# nothing changed: the same lines, no file written
+	run -0 sh -c 'ulimit -v "$1" && exec "$2" report --no-html "$3"' sh 49152 "$KUNAI" "$W/b"
+	[[ "$output" == *"2000 runs: 2000 passed"* ]]
+	find "$W/b" -newer "$W/mark" -type f >"$W/written"
+	[ ! -s "$W/written" ] || { cat "$W/written"; false; }
+	# one run's result changes: every output made again, as from nothing
+	printf '# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.5\n' >"$W/b/nccl/1999/stdout.txt"
+	run -0 "$KUNAI" report --no-html "$W/b"
+	! diff -r "$W/first" "$W/b/report" >/dev/null
+	cp -R "$W/b/report" "$W/second"
+	rm -rf "$W/b/report" "$W/b/.kunai/report.stamp"
+	run -0 "$KUNAI" report --no-html "$W/b"
+	diff -r "$W/second" "$W/b/report"
+}

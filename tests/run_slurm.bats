@@ -17,8 +17,9 @@ setup_file() {
 	done
 	PATH=$PATH:/usr/sbin:/sbin
 	command -v slurmctld >/dev/null && command -v munged >/dev/null || skip "no slurmctld/munged"
-	# ports of our own, apart from other suites' clusters
-	local port=$((20000 + ($$ % 1000) * 8)) out
+	# ports of our own, apart from other suites' clusters (KUNAI_TEST_SLURM_PORT: the
+	# first of 16 that the Slurm suites take: this one +0, install.bats +8, scripts.bats +12)
+	local port=${KUNAI_TEST_SLURM_PORT:-$((20000 + ($$ % 1000) * 8))} out
 	export PLAIN_PORT=$port
 	export SLURM_PLAIN=/tmp/kunai-slurm-$$ SLURM_ACCT=/tmp/kunai-slurm-acct-$$
 	out=$(SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$port "$BATS_TEST_DIRNAME/slurm/start" "$SLURM_PLAIN" 2>&1) ||

@@ -85,13 +85,17 @@ wait_for() {
 	done
 }
 
-# the ninja of NPID and its kunai job processes (not the jobs: own sessions)
+# the ninja of NPID and its kunai job processes (not the jobs: own sessions,
+# the supervisors being kunai's children): ninja's children, kunai job itself
+# (the standalone rule execs it) or a shell whose child it is
 drivers() {
-	local p
+	local p c
 	echo "$NPID"
 	for p in $(pgrep -P "$NPID"); do
 		echo "$p"
-		pgrep -P "$p" -x kunai
+		c=
+		read -r c 2>/dev/null <"/proc/$p/comm" || true
+		[ "$c" = kunai ] || pgrep -P "$p" -x kunai
 	done
 }
 

@@ -278,7 +278,7 @@ golden_sed() {
 	[ "${HAVE_SLURM:-no}" = yes ] && [ "$(id -u)" -eq 0 ] || skip "needs Slurm (configure) and root"
 	local s=/tmp/kunai-slurm-scripts-$$ t
 	t=$s/camp
-	export SLURM_LOCAL_PORT=6937
+	export SLURM_LOCAL_PORT=$((${KUNAI_TEST_SLURM_PORT:-6925} + 12))
 	SLURM_STATE=$s
 	run "$BATS_TEST_DIRNAME/slurm/start" "$s"
 	[ "$status" -eq 0 ] || { echo "slurm/start failed: $output"; false; }

@@ -573,3 +573,59 @@ sh_pwd_path(const char *s, const char **rest)
 		return false;
 	return !sh_is_live(*rest);
 }
+
+/* bash's keywords and builtins (compgen -k and -b of bash 5.2): a first
+ * word that exec would look up on PATH instead */
+static const char *const sh_builtins[] = {
+	".", ":", "[", "[[", "]]", "{", "}", "!", "alias", "bg", "bind", "break", "builtin", "caller",
+	"case", "cd", "command", "compgen", "complete", "compopt", "continue", "coproc", "declare", "dirs",
+	"disown", "do", "done", "echo", "elif", "else", "enable", "esac", "eval", "exec", "exit", "export",
+	"false", "fc", "fg", "fi", "for", "function", "getopts", "hash", "help", "history", "if", "in",
+	"jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read",
+	"readarray", "readonly", "return", "select", "set", "shift", "shopt", "source", "suspend", "test",
+	"then", "time", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset",
+	"until", "wait", "while",
+};
+
+bool
+sh_plain_command(const char *s)
+{
+	struct buf first = {0};
+	bool ok = true;
+	size_t nword = 0, i;
+
+	for (;;) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		for (; *s && *s != ' ' && ok; s++) {
+			if (*s == '\'') {
+				const char *e = strchr(s + 1, '\'');
+				if (!e)
+					ok = false;
+				else if (!nword)
+					buf_push(&first, s + 1, (size_t)(e - s - 1));
+				s = e ? e : s;
+			} else if (*s == '\\' && s[1] == '\'') {
+				if (!nword)
+					buf_putc(&first, '\'');
+				s++;
+			} else if (sh_safe((unsigned char)*s, false)) {
+				if (!nword)
+					buf_putc(&first, *s);
+			} else {
+				ok = false;
+			}
+		}
+		if (!ok)
+			break;
+		nword++;
+	}
+	/* an empty or assigning first word is no command name */
+	ok = ok && nword && first.len && !memchr(first.data, '=', first.len);
+	for (i = 0; ok && i < LEN(sh_builtins); i++)
+		ok = strcmp(buf_str(&first), sh_builtins[i]) != 0;
+	buf_free(&first);
+	return ok;
+}

@@ -75,6 +75,12 @@ int sh_split(struct arena *a, const char *s, char ***words);
  * tag with a number) is no line of body. */
 void sh_heredoc(struct buf *b, const char *tag, const char *body);
 
+/* Returns whether s (shell text) is one simple command of literal words,
+ * as sh_quote writes them (bare safe bytes, '...', \'), whose first word
+ * is no assignment, bash keyword or builtin: then `exec s` runs what
+ * `bash -c s` would, without the second bash. */
+bool sh_plain_command(const char *s);
+
 /* Returns whether s is a valid shell variable name ([A-Za-z_][A-Za-z0-9_]*). */
 bool sh_is_name(const char *s);
 

@@ -340,3 +340,128 @@ remove_tree_at(int dirfd, const char *rel)
 	closedir(d);
 	unlinkat(dirfd, rel, AT_REMOVEDIR);
 }
+
+/* ---- file_out: write_file_atomic for output made piece by piece ---------- */
+
+/* Starts the temporary: the bytes that matched the old file, then data. */
+static bool
+out_diverge(struct file_out *o, const char *data, size_t len)
+{
+	char chunk[65536];
+	long long done = 0;
+	ssize_t n;
+
+	file_temp_name(&o->tmp, o->path, "tmp");
+	o->fd = open(o->tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (o->fd < 0 && errno == ENOENT && make_parents(o->tmp.data))
+		o->fd = open(o->tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (o->fd < 0) {
+		warn("open %s:", o->tmp.data);
+		return false;
+	}
+	while (done < o->same) {
+		size_t want = (size_t)(o->same - done) < sizeof(chunk) ? (size_t)(o->same - done) : sizeof(chunk);
+		n = pread(o->old, chunk, want, done);
+		if (n <= 0 || !write_all(o->fd, chunk, (size_t)n)) {
+			warn("write %s:", o->tmp.data);
+			return false;
+		}
+		done += n;
+	}
+	close(o->old);
+	o->old = -1;
+	if (!write_all(o->fd, data, len)) {
+		warn("write %s:", o->tmp.data);
+		return false;
+	}
+	return true;
+}
+
+/* Compares data with the old file's next bytes, or writes it. */
+static void
+out_put(struct file_out *o, const char *data, size_t len)
+{
+	char chunk[65536];
+	size_t off = 0;
+	ssize_t n;
+
+	if (o->failed || !len)
+		return;
+	while (o->old >= 0 && off < len) {
+		size_t want = len - off < sizeof(chunk) ? len - off : sizeof(chunk);
+		n = pread(o->old, chunk, want, o->same);
+		if (n != (ssize_t)want || memcmp(chunk, data + off, want) != 0)
+			break;
+		o->same += n;
+		off += want;
+	}
+	if (off == len)
+		return;
+	if (o->fd < 0)
+		o->failed = !out_diverge(o, data + off, len - off);
+	else if (!write_all(o->fd, data + off, len - off)) {
+		warn("write %s:", o->tmp.data);
+		o->failed = true;
+	}
+}
+
+bool
+file_out_open(struct file_out *o, const char *path)
+{
+	struct stat lst;
+
+	memset(o, 0, sizeof(*o));
+	o->path = xstrdup(path);
+	o->fd = -1;
+	o->old = -1;
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		warn("%s is a symbolic link; kunai does not write through links (remove it)", path);
+		o->failed = true;
+		return false;
+	}
+	if (lstat(path, &lst) == 0 && S_ISREG(lst.st_mode))
+		o->old = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (o->old < 0 && !out_diverge(o, "", 0))
+		o->failed = true;
+	return !o->failed;
+}
+
+void
+file_out_flush(struct file_out *o, bool all)
+{
+	if (!all && o->b.len < 65536)
+		return;
+	out_put(o, o->b.data, o->b.len);
+	o->b.len = 0;
+}
+
+bool
+file_out_close(struct file_out *o)
+{
+	char c;
+	bool ok;
+
+	file_out_flush(o, true);
+	/* an old file that goes on past the new bytes differs too */
+	if (!o->failed && o->old >= 0 && pread(o->old, &c, 1, o->same) != 0 && !out_diverge(o, "", 0))
+		o->failed = true;
+	ok = !o->failed;
+	if (o->old >= 0)
+		close(o->old);
+	if (o->fd >= 0) {
+		if (close(o->fd) != 0 && ok) {
+			warn("write %s:", o->tmp.data);
+			ok = false;
+		}
+		if (ok && rename(o->tmp.data, o->path) != 0) {
+			warn("rename %s:", o->path);
+			ok = false;
+		}
+		if (!ok)
+			unlink(o->tmp.data);
+	}
+	free(o->path);
+	buf_free(&o->tmp);
+	buf_free(&o->b);
+	return ok;
+}

@@ -41,6 +41,13 @@ parse(const struct buf *text, struct buf *why)
 cJSON *
 json_load(const char *path, struct buf *why, bool *absent)
 {
+	return json_load_cut(path, NULL, why, absent);
+}
+
+struct cJSON *
+json_load_cut(const char *path, const char *cut, struct buf *why, bool *absent)
+{
+	char *at;
 	struct buf text = {0};
 	FILE *f;
 	char tmp[65536];
@@ -63,6 +70,10 @@ json_load(const char *path, struct buf *why, bool *absent)
 		return NULL;
 	}
 	fclose(f);
+	if (cut && text.data && (at = strstr(text.data, cut)) != NULL) {
+		text.len = (size_t)(at - text.data);
+		buf_puts(&text, "\n}");
+	}
 	root = parse(&text, why);
 	buf_free(&text);
 	if (root && !cJSON_IsObject(root)) {

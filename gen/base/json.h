@@ -13,6 +13,10 @@ struct cJSON;
  * ("L:C: invalid JSON", "not a JSON object", strerror); *absent tells
  * that the file does not exist. Reports nothing. */
 struct cJSON *json_load(const char *path, struct buf *why, bool *absent);
+/* json_load of the object's members before the text cut (a member's
+ * start as cJSON_Print writes it, e.g. ",\n\t\"series\":"): the rest of
+ * the file is not parsed. */
+struct cJSON *json_load_cut(const char *path, const char *cut, struct buf *why, bool *absent);
 /* Member key of o, or NULL. */
 const struct cJSON *json_item(const struct cJSON *o, const char *key);
 /* v when it is an array (or, with object, an object), else NULL: the

@@ -103,6 +103,24 @@ bool write_file_excl_at(int dirfd, const char *rel, const char *path, const void
 /* Whether rel under dirfd (not a link) holds exactly these bytes; *st (if
  * not NULL) gets the stat of the file it read. */
 bool file_same_at(int dirfd, const char *rel, const void *data, size_t len, struct stat *st);
+/* A file written piece by piece with write_file_atomic's promises: the
+ * bytes appended to b go out at each file_out_flush (all: whatever b holds;
+ * else only once it holds 64 KiB) and are compared with the file already
+ * there until they differ; only then is a temporary written (the matching
+ * part copied), renamed over path at file_out_close. An identical file is
+ * never touched. */
+struct file_out {
+	char *path;
+	struct buf b, tmp;
+	int old, fd; /* the file at path while it matches; the temporary */
+	long long same; /* bytes equal to the old file so far */
+	bool failed;
+};
+/* Returns false after reporting (a link at path, no temporary). */
+bool file_out_open(struct file_out *o, const char *path);
+void file_out_flush(struct file_out *o, bool all);
+/* Returns false after reporting a failed write; frees o either way. */
+bool file_out_close(struct file_out *o);
 /* Appends to tmp a name beside path that no other writer uses (this
  * process's id and a counter), ending in .suffix. */
 void file_temp_name(struct buf *tmp, const char *path, const char *suffix);

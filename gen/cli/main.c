@@ -128,8 +128,9 @@ static const struct command commands[] = {
 	 "every command succeeded. Exit status 0 iff it passed.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
-	{"plot", cmd_plot, "plot KIND DIR/report.json OUT.svg | plot KIND --test ID OUT.svg",
-	 "Draw one run's plot with gnuplot (what the plot edges of `ninja report`\n"
+	{"plot", cmd_plot, "plot KIND DIR/report.json... OUT.svg... | plot KIND --test ID OUT.svg",
+	 "Draw runs' plots with gnuplot, the first report's into the first OUT and\n"
+	 "so on, in one gnuplot process (what the plot edges of `ninja report`\n"
 	 "run): KIND is busbw (bus bandwidth per message size), gemm (TFLOP/s per\n"
 	 "GPU per node), loss (training loss per epoch), osu or ucc. With --test\n"
 	 "(in the build dir): every run of test ID on one plot, the perf-failed\n"

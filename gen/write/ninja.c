@@ -244,18 +244,18 @@ overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
 	buf_free(&q);
 }
 
-#define REPORT_GROUP 500
-
 /* `kunai report` grades every run whose report.json is older than its
  * results, then summarises: one process, whatever ran or not. It leaves
- * unchanged files untouched (restat), so only the plots of runs whose
- * report.json changed are drawn again; the HTML report comes last. */
+ * unchanged files untouched (restat), so only the plot batches of runs
+ * whose report.json changed are drawn again; the HTML report comes last. */
+enum { PLOT_BATCH = 64, REPORT_GROUP = 500 };
+
 static void
 report_edges(struct buf *b, const struct runlist *rl)
 {
 	struct buf stem = {0}, svgs = {0};
 	bool bar = false;
-	size_t i, n;
+	size_t i, end;
 
 	buf_puts(b, "\nbuild always: phony\n");
 	buf_puts(b, "build report/summary.json");
@@ -267,37 +267,58 @@ report_edges(struct buf *b, const struct runlist *rl)
 		path_in(b, rl->items[i].dir, "report.json");
 	}
 	buf_puts(b, ": report | always\n");
-	for (i = 0; i < rl->len; i++) {
-		const char *kind = workload_plot(rl->items[i].def->wl);
+	for (i = 0; i < rl->len; i = end) {
+		const char *kind = workload_plot(rl->items[i].def->wl), *k;
+		size_t n = 0, j;
+		end = i + 1;
 		if (!kind)
 			continue;
-		stem.len = 0;
-		workload_run_stem(i, rl->items[i].dir, &stem);
-		buf_puts(b, "build report/plots/");
-		ninja_escape_path(b, stem.data);
-		buf_puts(b, ".svg: plot ");
-		path_in(b, rl->items[i].dir, "report.json");
+		/* the plots of up to PLOT_BATCH runs of one kind in a row: one
+		 * gnuplot draws them, whose start costs more than a plot */
+		for (end = i; end < rl->len && n < PLOT_BATCH; end++) {
+			if (!(k = workload_plot(rl->items[end].def->wl)))
+				continue;
+			if (strcmp(k, kind) != 0)
+				break;
+			n++;
+		}
+		buf_puts(b, "build");
+		for (j = i; j < end; j++) {
+			if (!workload_plot(rl->items[j].def->wl))
+				continue;
+			stem.len = 0;
+			workload_run_stem(j, rl->items[j].dir, &stem);
+			buf_puts(b, " report/plots/");
+			ninja_escape_path(b, stem.data);
+			buf_puts(b, ".svg");
+		}
+		buf_puts(b, ": plot");
+		for (j = i; j < end; j++)
+			if (workload_plot(rl->items[j].def->wl)) {
+				buf_putc(b, ' ');
+				path_in(b, rl->items[j].dir, "report.json");
+			}
 		buf_printf(b, "\n  kind = %s\n", kind);
 	}
 	overlay_edges(b, rl, &svgs);
 	/* the runs' plots, through phonies of REPORT_GROUP: ninja rescans a
 	 * waiting edge's inputs each time one is built (quadratic in one edge
-	 * of every plot) */
-	for (i = 0, n = 0; i < rl->len; i++) {
+	 * naming every plot) */
+	for (i = 0, end = 0; i < rl->len; i++) {
 		if (!workload_plot(rl->items[i].def->wl))
 			continue;
-		if (n % REPORT_GROUP == 0) {
-			buf_printf(b, "%sbuild report/plots.%zu: phony", n ? "\n" : "", n / REPORT_GROUP);
-			buf_printf(&svgs, " report/plots.%zu", n / REPORT_GROUP);
+		if (end % REPORT_GROUP == 0) {
+			buf_printf(b, "%sbuild report/plots.%zu: phony", end ? "\n" : "", end / REPORT_GROUP);
+			buf_printf(&svgs, " report/plots.%zu", end / REPORT_GROUP);
 		}
-		n++;
+		end++;
 		stem.len = 0;
 		workload_run_stem(i, rl->items[i].dir, &stem);
 		buf_puts(b, " report/plots/");
 		ninja_escape_path(b, stem.data);
 		buf_puts(b, ".svg");
 	}
-	if (n)
+	if (end)
 		buf_putc(b, '\n');
 	buf_puts(b, "build report/index.html: html report/summary.json");
 	buf_push(b, svgs.data ? svgs.data : "", svgs.len);

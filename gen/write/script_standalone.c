@@ -101,9 +101,14 @@ script_standalone(struct arena *a, const struct run *r, const struct hooks *h, s
 	t.len = 0;
 	script_test_command(&t, r);
 	if (!npre && !npost) {
-		/* nothing after it: the command's bash takes this one's place */
-		buf_puts(out, "exec bash -c ");
-		sh_quote(out, t.data);
+		/* nothing after it: the command (or its bash) takes this one's
+		 * place; literal words need no bash of their own */
+		if (sh_plain_command(t.data)) {
+			buf_printf(out, "exec %s", t.data);
+		} else {
+			buf_puts(out, "exec bash -c ");
+			sh_quote(out, t.data);
+		}
 		buf_putc(out, '\n');
 		buf_free(&t);
 		return ok;

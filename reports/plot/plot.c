@@ -282,54 +282,96 @@ plot_render(const char *out, const char *tmp, struct buf *script, bool empty, co
 	return ok;
 }
 
-int
-cmd_plot(int argc, char **argv)
+/* Appends run report in's plot (to tmp) to script, or when it has nothing
+ * to plot, writes out's placeholder. Returns false after reporting. */
+static bool
+plot_one(const char *kind, const char *in, const char *out, const char *tmp, struct buf *script, bool *drawn)
 {
 	struct arena a = {0};
 	struct run_report r;
-	struct buf why = {0}, script = {0}, data = {0}, vars = {0}, tmp = {0}, title = {0};
+	struct buf why = {0}, data = {0}, vars = {0}, title = {0};
 	size_t rows = 0;
-	int rc = 1;
+	bool ok = true;
 
-	if (argc == 5 && strcmp(argv[2], "--test") == 0)
-		return plot_test_cmd(argv[1], argv[3], argv[4]);
-	if (argc != 4) {
-		fputs("usage: kunai plot KIND DIR/report.json OUT.svg   (KIND: busbw, gemm, loss, osu, ucc)\n"
-		      "       kunai plot KIND --test ID OUT.svg         (every run of test ID, in the build dir)\n",
-		      stderr);
-		return 2;
-	}
-	/* a name no concurrent plot of the same file uses */
-	buf_printf(&tmp, "%s.%ld.tmp", argv[3], (long)getpid());
-	if (json_load_report(&a, argv[2], &r, &why)) {
-		rows = data_for(argv[1], &r, &data, &vars);
+	if (json_load_report(&a, in, &r, &why)) {
+		rows = data_for(kind, &r, &data, &vars);
 		buf_printf(&title, "%s iteration %d", r.id, r.iteration);
 		if (r.step > 0)
 			buf_printf(&title, " step %d", r.step);
 		buf_printf(&title, " (%s)", outcome_name(r.outcome));
 	} else
-		buf_printf(&title, "%s: %s", argv[2], buf_str(&why));
-	buf_puts(&script, "outfile = ");
-	plot_quote(&script, tmp.data);
-	buf_puts(&script, "\nplottitle = ");
-	plot_quote(&script, title.data);
-	buf_putc(&script, '\n');
-	buf_push(&script, vars.data ? vars.data : "", vars.len);
-	buf_puts(&script, "$data << EOD\n");
-	buf_push(&script, data.data ? data.data : "", data.len);
-	buf_puts(&script, "EOD\n");
-	if (rows && (!plot_script("common", &script) || !plot_script(argv[1], &script)))
-		goto done;
-	buf_printf(&title, ": nothing to plot");
-	if (plot_render(argv[3], tmp.data, &script, rows == 0, title.data))
-		rc = 0;
-done:
+		buf_printf(&title, "%s: %s", in, buf_str(&why));
+	*drawn = rows > 0;
+	if (rows) {
+		/* a batch's plots are drawn by one gnuplot: each from the defaults */
+		buf_puts(script, script->len ? "reset\noutfile = " : "outfile = ");
+		plot_quote(script, tmp);
+		buf_puts(script, "\nplottitle = ");
+		plot_quote(script, title.data);
+		buf_putc(script, '\n');
+		buf_push(script, vars.data ? vars.data : "", vars.len);
+		buf_puts(script, "$data << EOD\n");
+		buf_push(script, data.data ? data.data : "", data.len);
+		buf_puts(script, "EOD\n");
+		ok = plot_script("common", script) && plot_script(kind, script);
+	} else {
+		buf_printf(&title, ": nothing to plot");
+		ok = plot_render(out, tmp, script, true, title.data);
+	}
 	buf_free(&why);
-	buf_free(&script);
 	buf_free(&data);
 	buf_free(&vars);
-	buf_free(&tmp);
 	buf_free(&title);
 	arena_free(&a);
-	return rc;
+	return ok;
+}
+
+/* `kunai plot KIND IN... OUT...`: the plots of a batch of runs (as many
+ * report.json files as SVGs, in the same order) in one gnuplot: its start
+ * costs more than a plot. */
+int
+cmd_plot(int argc, char **argv)
+{
+	struct buf script = {0}, svg = {0}, *tmp;
+	bool *drawn, ok = true, any = false;
+	size_t n, i;
+
+	if (argc == 5 && strcmp(argv[2], "--test") == 0)
+		return plot_test_cmd(argv[1], argv[3], argv[4]);
+	if (argc < 4 || argc % 2) {
+		fputs("usage: kunai plot KIND DIR/report.json... OUT.svg...   (KIND: busbw, gemm, loss, osu, ucc)\n"
+		      "       kunai plot KIND --test ID OUT.svg               (every run of test ID, in the build dir)\n",
+		      stderr);
+		return 2;
+	}
+	n = (size_t)(argc - 2) / 2;
+	tmp = xcalloc(n, sizeof(*tmp));
+	drawn = xcalloc(n, sizeof(*drawn));
+	for (i = 0; i < n && ok; i++) {
+		/* a name no concurrent plot of the same file uses */
+		buf_printf(&tmp[i], "%s.%ld.tmp", argv[2 + n + i], (long)getpid());
+		ok = plot_one(argv[1], argv[2 + i], argv[2 + n + i], tmp[i].data, &script, &drawn[i]);
+		any = any || drawn[i];
+	}
+	if (ok && any && !plot_have_gnuplot()) {
+		for (i = 0; i < n && ok; i++)
+			ok = !drawn[i] || plot_render(argv[2 + n + i], tmp[i].data, &script, false, NULL);
+	} else if (ok && any) {
+		ok = plot_gnuplot(script.data, script.len);
+		for (i = 0; i < n; i++) {
+			if (!drawn[i])
+				continue;
+			svg.len = 0;
+			if (ok)
+				ok = read_file(tmp[i].data, &svg) && write_file_atomic(argv[2 + n + i], svg.data, svg.len);
+			unlink(tmp[i].data);
+		}
+	}
+	for (i = 0; i < n; i++)
+		buf_free(&tmp[i]);
+	free(tmp);
+	free(drawn);
+	buf_free(&script);
+	buf_free(&svg);
+	return ok ? 0 : 1;
 }

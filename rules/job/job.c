@@ -314,6 +314,31 @@ retry_backoff(struct job *j, int k)
 	return true;
 }
 
+/* The stamp of a passed run: a second name of the job.json just saved
+ * (a link makes no inode, the costliest part of a small file on ext4), its
+ * mtime set to now so that ninja sees it newer than the script; a marker
+ * file of its own where no link can be made. Ninja reads only its mtime,
+ * and the next attempt removes it before it moves job.json away. */
+static bool
+write_stamp(struct job *j)
+{
+	struct buf from = {0}, to = {0}, tmp = {0};
+	bool ok;
+
+	job_path(j, &from, "job.json");
+	job_path(j, &to, "kunai.stamp");
+	file_temp_name(&tmp, to.data, "tmp");
+	ok = link(from.data, tmp.data) == 0;
+	if (ok && (utimensat(AT_FDCWD, tmp.data, NULL, 0) != 0 || rename(tmp.data, to.data) != 0)) {
+		unlink(tmp.data);
+		ok = false;
+	}
+	buf_free(&from);
+	buf_free(&to);
+	buf_free(&tmp);
+	return ok || write_marker(j, "kunai.stamp");
+}
+
 /* The end of a run: the stamp only when it passed; a run that did not pass
  * also loses kunai.started, so that the next ninja starts it afresh before
  * what waits for its start. Returns the exit status. */
@@ -323,7 +348,7 @@ conclude(struct job *j, bool passed)
 	bool ok = job_save(j);
 
 	if (passed)
-		ok = ok && write_marker(j, "kunai.stamp");
+		ok = ok && write_stamp(j);
 	else
 		remove_file(j, "kunai.started");
 	if (!passed)

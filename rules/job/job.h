@@ -257,6 +257,16 @@ const char *dgd_prepare(struct job *j, struct cJSON *doc);
 /* Registers j's job with the build dir's poller; false after reporting. */
 bool poll_register(struct job *j);
 void poll_unregister(struct job *j);
+/* Marks j's registration: its job wrote its exit record (an urgent waiter,
+ * batched with the others); on failure it stays as it was. */
+void poll_mark_exited(struct job *j);
+/* Whether an urgent waiter asks the scheduler now (the last query at least
+ * URGENT_MS ago), waiting jobs of which exited wrote their exit record,
+ * left of them already before the last query: all have one and some are
+ * new, or the new ones are a twentieth of the campaign's peak (at most
+ * half of those waiting). Records the last query found not ended (jobs in
+ * their epilog) wait for the latest time instead. */
+bool poll_batch_ready(size_t peak, size_t waiting, size_t exited, size_t left);
 /* j's job in the last poll: 1 found (r filled; *when the poll's time), 0 the
  * scheduler did not know it, -1 not asked about, -2 no poll yet. */
 int poll_lookup(struct job *j, struct slurm_row *r, double *when);

@@ -1,15 +1,22 @@
 /* job_poll.c: one scheduler query for all the waiters of a build dir.
- * They register under .kunai/waiting/<jobid>@<submit>@<pid>; whoever finds
- * the interval passed and gets .kunai/poll.lock runs the query (sacct with
- * --starttime where accounting exists, else squeue -t all -j of those jobs)
- * for every registered job (on kubernetes one `kubectl get`, job_k8s.c)
- * and writes .kunai/poll.state, in sacct's -P layout; the others read that
- * file. The interval grows from 2 s to
- * --poll-max with the age of the youngest job; an urgent waiter (its job
- * wrote its exit record) may ask URGENT_MS after the last query. Both are
- * spaced by load too: at least MS_PER_JOB (URGENT_MS_PER_JOB) times the
- * jobs of the last query, so that a thousand short jobs cost the
- * scheduler a few dozen queries, not one per job. */
+ * They register under .kunai/waiting/<jobid>@<submit>@<pid> (with "@x"
+ * added once the job wrote its exit record); whoever finds the query due
+ * and gets .kunai/poll.lock runs it (sacct with --starttime where
+ * accounting exists, else squeue -t all -j of those jobs) for every
+ * registered job (on kubernetes one `kubectl get`, job_k8s.c) and writes
+ * .kunai/poll.state, in sacct's -P layout; the others read that file.
+ * Polls are spaced by load, so that a thousand short jobs cost the
+ * scheduler a few dozen queries, not one per job:
+ * - the interval grows from 2 s to --poll-max with the age of the
+ *   youngest job, and is at least MS_PER_JOB times the waiting jobs;
+ * - a waiter whose job wrote its exit record asks sooner, URGENT_MS after
+ *   the last query, but only for a batch: when every waiting job has its
+ *   exit record (a one-job campaign, the end of a wave), or when exit
+ *   records of a twentieth of the campaign's jobs (the peak of waiting
+ *   jobs since polling began, at most half of those waiting) are new since
+ *   the last query; and at the latest URGENT_MS + URGENT_MS_PER_JOB times
+ *   that peak after it. Which waiter checks is rate-limited by the mtime
+ *   of .kunai/poll.lock (one directory scan per URGENT_MS). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <dirent.h>
@@ -32,8 +39,9 @@ enum {
 	URGENT_MS = 500,
 	YOUNG_S = 5, /* sacct may not list a job this young yet */
 	IDS_PER_SACCT = 8000, /* 8000 ids of up to 15 digits: under 128 KiB */
-	MS_PER_JOB = 20,       /* 1,000 jobs: a query every 20 s at most */
-	URGENT_MS_PER_JOB = 5, /* ... and 5 s after an exit record */
+	MS_PER_JOB = 20,        /* 1,000 jobs: a query every 20 s at most */
+	URGENT_MS_PER_JOB = 20, /* ... and 20.5 s after an exit record at the latest */
+	BATCH_DIV = 20,         /* an urgent query for a twentieth of the peak */
 };
 
 struct slurm_watch {
@@ -43,6 +51,8 @@ struct slurm_watch {
 	double poll_time, interval;
 	double since;     /* when we registered: an older poll cannot know our job */
 	size_t jobs;      /* how many the last query asked about */
+	size_t peak;      /* the most jobs waiting at once since polling began */
+	size_t left;      /* exit records the last query found not yet ended */
 };
 
 static struct slurm_watch *
@@ -82,6 +92,22 @@ poll_register(struct job *j)
 }
 
 void
+poll_mark_exited(struct job *j)
+{
+	struct slurm_watch *w = j->watch;
+	struct buf to = {0};
+
+	if (!w || !w->reg.len || (w->reg.len > 2 && strcmp(w->reg.data + w->reg.len - 2, "@x") == 0))
+		return;
+	buf_printf(&to, "%s@x", w->reg.data);
+	if (rename(w->reg.data, to.data) == 0) {
+		w->reg.len = 0;
+		buf_puts(&w->reg, to.data);
+	}
+	buf_free(&to);
+}
+
+void
 poll_unregister(struct job *j)
 {
 	if (j->watch && j->watch->reg.len) {
@@ -98,7 +124,7 @@ read_state(struct job *j)
 	struct slurm_watch *w = watch(j);
 	struct stat st;
 	double t, iv;
-	size_t n = 0;
+	size_t n = 0, peak = 0, left = 0;
 
 	if (stat(".kunai/poll.state", &st) != 0)
 		return false;
@@ -106,7 +132,7 @@ read_state(struct job *j)
 	    st.st_mtim.tv_nsec == w->st.st_mtim.tv_nsec && st.st_size == w->st.st_size)
 		return true;
 	if (!job_slurp(".kunai/poll.state", &w->state) ||
-	    sscanf(w->state.data, "kunai-poll %lf %lf %*s %zu", &t, &iv, &n) < 2) {
+	    sscanf(w->state.data, "kunai-poll %lf %lf %*s %zu %zu %zu", &t, &iv, &n, &peak, &left) < 2) {
 		w->state.len = 0;
 		return false;
 	}
@@ -114,6 +140,8 @@ read_state(struct job *j)
 	w->poll_time = t;
 	w->interval = iv;
 	w->jobs = n;
+	w->peak = peak > n ? peak : n;
+	w->left = left;
 	return true;
 }
 
@@ -145,12 +173,13 @@ find_row(struct job *j, struct slurm_row *r)
 struct waiting {
 	char *id;
 	double submit;
+	bool exited; /* it wrote its exit record */
 };
 
 /* The registered jobs, sorted by id, each once. */
 struct ids {
 	struct waiting *w;
-	size_t n;
+	size_t n, exited;
 	double min_submit, youngest;
 };
 
@@ -174,7 +203,7 @@ cmp_waiting(const void *a, const void *b)
 static long
 ids_find(const struct ids *s, const char *id)
 {
-	struct waiting key = {(char *)id, 0};
+	struct waiting key = {(char *)id, 0, false};
 	const struct waiting *w = s->n ? bsearch(&key, s->w, s->n, sizeof(*s->w), cmp_waiting) : NULL;
 
 	return w ? w - s->w : -1;
@@ -207,6 +236,7 @@ list_waiting(struct ids *s)
 		}
 		s->w = xreserve(s->w, s->n + 1, &cap, sizeof(*s->w));
 		s->w[s->n].submit = strtod(at + 1, NULL);
+		s->w[s->n].exited = strstr(at2 + 1, "@x") != NULL;
 		*at = '\0';
 		s->w[s->n++].id = xstrdup(e->d_name);
 	}
@@ -217,6 +247,7 @@ list_waiting(struct ids *s)
 		qsort(s->w, s->n, sizeof(*s->w), cmp_waiting);
 	for (i = k = 0; i < s->n; i++) {
 		if (k && strcmp(s->w[k - 1].id, s->w[i].id) == 0) {
+			s->w[k - 1].exited |= s->w[i].exited;
 			free(s->w[i].id);
 			continue;
 		}
@@ -224,6 +255,7 @@ list_waiting(struct ids *s)
 	}
 	s->n = k;
 	for (i = 0; i < s->n; i++) {
+		s->exited += s->w[i].exited;
 		if (!i || s->w[i].submit < s->min_submit)
 			s->min_submit = s->w[i].submit;
 		if (!i || s->w[i].submit > s->youngest)
@@ -265,12 +297,14 @@ poll_row_line(struct buf *out, const struct slurm_row *r)
 }
 
 /* Appends the rows of out (sacct -P or squeue -O lines) whose job is one
- * of s's and not yet found. */
+ * of s's and not yet found; counts in *settled the jobs with an exit
+ * record that the scheduler calls ended. */
 static void
-take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct buf *rows)
+take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct buf *rows, size_t *settled)
 {
 	struct slurm_row r;
 	const char *p;
+	bool terminal;
 	long i;
 
 	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -280,6 +314,8 @@ take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct 
 		if (i >= 0 && !found[i]) {
 			found[i] = true;
 			poll_row_line(rows, &r);
+			job_state_outcome(r.state, 0, &terminal);
+			*settled += s->w[i].exited && terminal;
 		}
 	}
 }
@@ -306,16 +342,17 @@ remember_accounting(bool on)
 }
 
 /* One query for every registered job: rows into rows, then "<id>|-" for a
- * job the scheduler does not know. Returns false when the scheduler could
+ * job the scheduler does not know; *left: the jobs with an exit record
+ * that it does not call ended yet. Returns false when the scheduler could
  * not be asked (the waiters then wait for the next interval). */
 static bool
-query(struct job *j, const struct ids *s, struct buf *rows)
+query(struct job *j, const struct ids *s, struct buf *rows, size_t *left)
 {
 	struct buf out = {0}, err = {0}, list = {0}, start = {0};
 	bool *found = xcalloc(s->n ? s->n : 1, sizeof(*found)), acct = !accounting_known_off(), ok = true;
 	bool need, asked_ctld = false;
 	double now = job_now();
-	size_t i, k;
+	size_t i, k, settled = 0;
 	int rc;
 
 	/* sacct -j takes one argument, which Linux caps at 128 KiB: in chunks */
@@ -333,7 +370,7 @@ query(struct job *j, const struct ids *s, struct buf *rows)
 		rc = slurm_cmd(j, argv, NULL, 1, false, &out, &err);
 		if (rc == 0) {
 			remember_accounting(true);
-			take_rows(s, found, out.data, true, rows);
+			take_rows(s, found, out.data, true, rows, &settled);
 		} else if (strstr(buf_str(&err), "accounting storage is disabled")) {
 			remember_accounting(false);
 			acct = false;
@@ -365,7 +402,7 @@ query(struct job *j, const struct ids *s, struct buf *rows)
 		rc = slurm_cmd(j, argv, NULL, 1, false, &out, &err);
 		/* "Invalid job id" when it knows none of them */
 		if (rc == 0 || strstr(buf_str(&err), "Invalid job id")) {
-			take_rows(s, found, out.data, false, rows);
+			take_rows(s, found, out.data, false, rows, &settled);
 			asked_ctld = true;
 		} else {
 			ok = asked_ctld = false;
@@ -374,8 +411,11 @@ query(struct job *j, const struct ids *s, struct buf *rows)
 		}
 	}
 	for (i = 0; asked_ctld && i < s->n; i++)
-		if (!found[i])
+		if (!found[i]) {
 			buf_printf(rows, "%s|-\n", s->w[i].id);
+			settled += s->w[i].exited;
+		}
+	*left = s->exited - settled;
 	free(found);
 	buf_free(&out);
 	buf_free(&err);
@@ -405,20 +445,43 @@ clamp(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+bool
+poll_batch_ready(size_t peak, size_t waiting, size_t exited, size_t left)
+{
+	size_t want = (peak + BATCH_DIV - 1) / BATCH_DIV, half = (waiting + 1) / 2;
+
+	if (want > half)
+		want = half;
+	if (want < 1)
+		want = 1;
+	if (waiting && exited == waiting && exited > left)
+		return true;
+	return exited >= left + want;
+}
+
 void
 poll_maybe(struct job *j, bool urgent)
 {
 	struct slurm_watch *w = watch(j);
 	struct buf text = {0}, rows = {0};
-	double now = job_now(), due, iv, lo = j->poll_min_ms > 0 ? (double)j->poll_min_ms : POLL_MIN_MS;
-	struct ids s;
-	bool have, ok;
+	double now = job_now(), since, cap, iv, lo = j->poll_min_ms > 0 ? (double)j->poll_min_ms : POLL_MIN_MS;
+	struct ids s = {0};
+	struct stat st;
+	size_t left = 0, peak;
+	bool have, ok, due, listed = false;
 	int fd;
 
 	have = read_state(j);
-	due = urgent ? (double)URGENT_MS + (double)(w->jobs * URGENT_MS_PER_JOB) : w->interval;
-	if (have && (now - w->poll_time) * 1000 < due)
-		return;
+	since = (now - w->poll_time) * 1000;
+	cap = (double)URGENT_MS + (double)(w->peak * URGENT_MS_PER_JOB);
+	if (have && since < w->interval) {
+		if (!urgent || since < URGENT_MS)
+			return;
+		/* one waiter scans for the batch per URGENT_MS */
+		if (since < cap && stat(".kunai/poll.lock", &st) == 0 &&
+		    (now - ((double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9)) * 1000 < URGENT_MS)
+			return;
+	}
 	fd = open(".kunai/poll.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		warn("open .kunai/poll.lock:");
@@ -430,10 +493,21 @@ poll_maybe(struct job *j, bool urgent)
 	}
 	now = job_now();
 	have = read_state(j);
-	due = urgent ? (double)URGENT_MS + (double)(w->jobs * URGENT_MS_PER_JOB) : w->interval;
-	if (!have || (now - w->poll_time) * 1000 >= due) {
+	since = (now - w->poll_time) * 1000;
+	cap = (double)URGENT_MS + (double)(w->peak * URGENT_MS_PER_JOB);
+	due = !have || since >= w->interval || (urgent && since >= cap);
+	if (!due && urgent && since >= URGENT_MS) {
 		list_waiting(&s);
-		ok = j->sched == JOB_KUBERNETES ? query_k8s(j, &s, &rows) : query(j, &s, &rows);
+		listed = true;
+		due = poll_batch_ready(w->peak, s.n, s.exited, w->left);
+		if (!due)
+			futimens(fd, NULL); /* scanned: the next scan in URGENT_MS */
+	}
+	if (due) {
+		if (!listed)
+			list_waiting(&s);
+		listed = true;
+		ok = j->sched == JOB_KUBERNETES ? query_k8s(j, &s, &rows) : query(j, &s, &rows, &left);
 		/* young jobs are checked often, old ones rarely; errors back off */
 		if (ok)
 			iv = clamp((now - s.youngest) * 1000 / 2, lo, (double)j->poll_max_ms);
@@ -441,16 +515,22 @@ poll_maybe(struct job *j, bool urgent)
 			iv = clamp((have ? w->interval : lo) * 2, lo, (double)j->poll_max_ms);
 		if (iv < (double)(s.n * MS_PER_JOB))
 			iv = (double)(s.n * MS_PER_JOB);
-		buf_printf(&text, "kunai-poll %.3f %.0f %s %zu\n", now, iv, ok ? "ok" : "error", s.n);
+		/* the peak is this campaign's: polling stopped for long (no
+		 * waiter) begins another */
+		peak = s.n;
+		if (have && since < 2 * w->interval + lo && w->peak > peak)
+			peak = w->peak;
+		buf_printf(&text, "kunai-poll %.3f %.0f %s %zu %zu %zu\n", now, iv, ok ? "ok" : "error", s.n, peak,
+		           left);
 		buf_push(&text, rows.data, rows.len);
 		write_file_atomic(".kunai/poll.state", text.data, text.len);
-		ids_free(&s);
 	}
+	if (listed)
+		ids_free(&s);
 	close(fd);
 	buf_free(&text);
 	buf_free(&rows);
 }
-
 
 int
 poll_lookup(struct job *j, struct slurm_row *r, double *when)

@@ -24,7 +24,8 @@
 #include "gen/base/util.h"
 
 enum {
-	URGENT_FOR_S = 20, /* after an exit record; then the normal interval again (a requeued job) */
+	URGENT_FOR_S = 60, /* after an exit record (the batch's wait is 20.5 s at most at 1,000 jobs);
+	                    * then the normal interval again (a requeued job) */
 	SUBMIT_TRIES = 6,  /* transient sbatch errors: 1+2+4+8+16 s of retries */
 };
 
@@ -494,6 +495,7 @@ slurm_wait(struct job *j, bool want_start)
 			exit_seen = true;
 			seen_at = now;
 			urgent_until = now + URGENT_FOR_S;
+			poll_mark_exited(j);
 		}
 		f = poll_lookup(j, &r, &when);
 		if (f == 1) {

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,46 @@ end_all(pid_t script)
 	}
 }
 
+extern char **environ;
+
+/* Starts bash run.sh as a process group of its own, with the default
+ * actions and unblocked signals a fresh process has. posix_spawn: no copy of
+ * our memory for a child that only execs (vfork's way, without its
+ * pitfalls). Returns its pid, or -1 after reporting. */
+static pid_t
+spawn_script(const struct job *j)
+{
+	char a0[] = "bash", a1[] = "run.sh", *argv[] = {a0, a1, NULL};
+	posix_spawnattr_t at;
+	sigset_t mask, def;
+	pid_t pid = -1;
+	int rc, sig;
+
+	sigprocmask(SIG_BLOCK, NULL, &mask);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&j->sigs, sig) == 1)
+			sigdelset(&mask, sig);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGCHLD);
+	rc = posix_spawnattr_init(&at);
+	if (rc == 0) {
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+		posix_spawnattr_setpgroup(&at, 0);
+		posix_spawnattr_setsigmask(&at, &mask);
+		posix_spawnattr_setsigdefault(&at, &def);
+		rc = posix_spawn(&pid, "/bin/bash", NULL, &at, argv, environ);
+		if (rc == ENOENT)
+			rc = posix_spawnp(&pid, "bash", NULL, &at, argv, environ);
+		posix_spawnattr_destroy(&at);
+	}
+	if (rc != 0) {
+		dprintf(2, "kunai: cannot run bash: %s\n", strerror(rc));
+		return -1;
+	}
+	return pid;
+}
+
 /* Sleeps until a signal of j->sigs or ms pass; returns the signal or 0. */
 static int
 take(struct job *j, double ms)
@@ -178,18 +219,11 @@ job_supervise(struct job *j, long grace_s)
 	record("kunai.start", text);
 	if (j->time_limit > 0)
 		deadline = t + (double)j->time_limit;
-	script = fork();
-	if (script < 0)
-		_exit(127);
-	if (script == 0) {
-		setpgid(0, 0);
-		job_signals_child(j);
-		execl("/bin/bash", "bash", "run.sh", (char *)NULL);
-		execlp("bash", "bash", "run.sh", (char *)NULL);
-		dprintf(2, "kunai: cannot run bash: %s\n", strerror(errno));
+	script = spawn_script(j);
+	if (script < 0) {
+		record("kunai.exit", "127\n");
 		_exit(127);
 	}
-	setpgid(script, script); /* either of us may come first */
 	while (!ended) {
 		double now = job_now(), until = now + 3600; /* SIGCHLD wakes us */
 

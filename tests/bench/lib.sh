@@ -29,9 +29,10 @@ stats() {
 }
 
 # timed FILE CMD: one measured run of the shell command CMD (its output to
-# the log), its "seconds peak-KB" appended to FILE
+# the log), its "seconds peak-KB" appended to FILE (and " cpu-seconds" when
+# MEASURE_CPU=1)
 timed() {
-	"$MEASURE" -o "$1" sh -c "$2" >>"$bench_tmp/log" 2>&1 || bench_fail "failed: $2"
+	"$MEASURE" ${MEASURE_CPU:+-c} -o "$1" sh -c "$2" >>"$bench_tmp/log" 2>&1 || bench_fail "failed: $2"
 }
 
 # pair PREP_A CMD_A PREP_B CMD_B: RUNS turns of A, then B; the figures in

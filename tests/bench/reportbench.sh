@@ -6,16 +6,19 @@
 #                         runs, < 500 MB at 100,000)
 #   kunai report, again   every report.json fresh (goal < 1 s), against reading
 #                         every report.json (cat)
+#   kunai report on M     first and again, one turn each (making M runs takes
+#                         minutes): peak RSS (goal < 500 MB at 100,000) and time
 #   ninja report          from nothing on P runs: the report, the plots, the
 #                         HTML (goal < 10 s at 1,000 runs); then a no-op, which
 #                         must write nothing
-# usage: reportbench.sh [N] [P]   (N default 10000, P default 1000; KUNAI,
-#        MEASURE, RUNS, BENCH_SMOKE: see lib.sh)
+# usage: reportbench.sh [N] [P] [M]   (N default 10000, P default 1000, M
+#        default 100000; KUNAI, MEASURE, RUNS, BENCH_SMOKE: see lib.sh)
 . "$(dirname "$0")/lib.sh"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-10000}
 p=${2:-1000}
-[ -z "$BENCH_SMOKE" ] || { n=100 p=20; }
+m=${3:-100000}
+[ -z "$BENCH_SMOKE" ] || { n=100 p=20 m=200; }
 w=$bench_tmp
 
 # campaign DIR RUNS: generated, and every run fabricated as passed
@@ -56,6 +59,20 @@ pair : "$KUNAI report --no-html $b" : "find $b -name report.json -exec cat {} +"
 row_abs "kunai report $n, nothing changed" time 1 "cat report.json $(fmt $(stats 1 "$bench_tmp/b") s)"
 row_abs "kunai report $n, again, peak RSS" mem "$([ "$n" -gt 10000 ] && echo 500 || echo 100)"
 rm -rf "$w/r"
+
+# memory bounded by the campaign's size: the same at M runs, one turn each
+campaign "$w/m" "$m"
+b=$w/m/b
+turns=$RUNS
+RUNS=1
+single "$unreport" "$KUNAI report --no-html $b"
+row_abs "kunai report $m, first" time - "(grades every run; one turn)"
+row_abs "kunai report $m, first, peak RSS" mem "$([ "$m" -gt 10000 ] && echo 500 || echo 100)"
+single : "$KUNAI report --no-html $b"
+row_abs "kunai report $m, again" time - "(one turn)"
+row_abs "kunai report $m, again, peak RSS" mem "$([ "$m" -gt 10000 ] && echo 500 || echo 100)"
+RUNS=$turns
+rm -rf "$w/m"
 
 command -v gnuplot >/dev/null || echo "(no gnuplot: the plots are placeholders)"
 campaign "$w/p" "$p"

@@ -302,6 +302,21 @@ test_k8s(void)
 	buf_free(&rows);
 }
 
+static void
+test_batch(void)
+{
+	ok(poll_batch_ready(1, 1, 1, 0), "batch: a one-job campaign asks as soon as its job wrote its exit record");
+	ok(!poll_batch_ready(1, 1, 1, 1), "batch: ... but not again for a record the last query found not ended");
+	ok(poll_batch_ready(10, 10, 1, 0), "batch: ten jobs: each exit record asks");
+	ok(!poll_batch_ready(1000, 1000, 49, 0) && poll_batch_ready(1000, 1000, 50, 0),
+	   "batch: a thousand jobs: fifty new exit records make a query, forty-nine do not");
+	ok(!poll_batch_ready(1000, 900, 60, 20) && poll_batch_ready(1000, 900, 70, 20),
+	   "batch: records the last query found not ended are not new");
+	ok(poll_batch_ready(1000, 3, 3, 1) && !poll_batch_ready(1000, 3, 1, 0) && poll_batch_ready(1000, 3, 2, 0),
+	   "batch: the last jobs of a wave: all of them, or half, not one");
+	ok(!poll_batch_ready(1000, 0, 0, 0), "batch: nobody waiting: no query");
+}
+
 int
 main(void)
 {
@@ -315,5 +330,6 @@ main(void)
 	test_times();
 	test_records();
 	test_k8s();
+	test_batch();
 	return tap_done();
 }

@@ -177,6 +177,14 @@ test_quote(void)
 	ok(strcmp(buf_str(&b), "a b:$$c") == 0, "ninja value escaping");
 	ok(sh_is_name("_A1") && !sh_is_name("1A") && !sh_is_name("A-B") && !sh_is_name(""),
 	   "shell names");
+	ok(sh_plain_command("sleep 0") && sh_plain_command("../bin/x --a 'b c' 'it'\\''s' -n=1") &&
+	       sh_plain_command("'my prog' x"),
+	   "literal words are a plain command");
+	ok(!sh_plain_command("sleep 0 && true") && !sh_plain_command("echo $HOME") && !sh_plain_command("ls *") &&
+	       !sh_plain_command("A=1 x") && !sh_plain_command("echo hi") && !sh_plain_command("'exit' 3") &&
+	       !sh_plain_command("time x") && !sh_plain_command("") && !sh_plain_command("'' x") &&
+	       !sh_plain_command("x 'y") && !sh_plain_command("x\ny") && !sh_plain_command("x \"y\""),
+	   "operators, expansions, globs, assignments, builtins and keywords are not");
 	buf_free(&b);
 }
 
