@@ -18,6 +18,10 @@ bats_require_minimum_version 1.5.0
 		[[ "$output" == *"$s 100: first gen "*"tar -x"* ]]
 		[[ "$output" == *"$s 100: no-op ninja run "*"bare graph"* ]]
 	done
+	# at the bound (KUNAI_MAX_RUNS, 1200 in the smoke run: past the 1,000
+	# iterations that chain, so the sequencing pool's rules are walked)
+	[[ "$output" == *"iterations 1200 (the bound): ninja -n run "*"8 MiB stack"* ]]
+	[[ "$output" == *"chain 1200 (the bound): ninja -n run "*"8 MiB stack"* ]]
 	[[ "$output" == *"toml2json 0.1 MB "*"the parse alone"* ]]
 	[[ "$output" == *"standalone: kunai per run"* ]]
 	[[ "$output" == *"kunai report 100, nothing changed"* ]]

@@ -44,7 +44,7 @@ test_name = "sleep2"
 T
 	# rules whose run edge only writes the stamp: the graph is what is tested here
 	printf 'rule report\n  command = true\nrule plot\n  command = true\nrule html\n  command = true\n' >"$W/fake/rules/common.ninja"
-	printf 'rule run\n  command = touch $out\n  description = RUN $out\n  pool = jobs\n' \
+	printf 'run_command = touch\nrule run\n  command = $run_command $out\n  description = RUN $out\n  pool = jobs\n' \
 		>"$W/fake/rules/standalone.ninja"
 }
 
@@ -411,11 +411,17 @@ T
 	sed -i 's/^iterations = 2$/iterations = 6000/' "$W/c/scenario.toml"
 	KUNAI_MAX_RUNS=6001 gen "$W/out" >/dev/null
 	# past the chain's bound, a pool of depth 1 keeps the iterations in order
+	# (its rule, run_seq_0_0, runs them in it: no edge carries a binding)
 	grep -q '^pool seq_0_0$' "$W/out/build.ninja"
-	[ "$(grep -c '^  pool = seq_0_0$' "$W/out/build.ninja")" -eq 6000 ]
+	grep -q '^rule run_seq_0_0$' "$W/out/build.ninja"
+	[ "$(grep -c '^build a/[0-9]*/kunai.stamp: run_seq_0_0 a/[0-9]*/run.sh$' "$W/out/build.ninja")" -eq 6000 ]
+	! grep -q '^  pool = seq' "$W/out/build.ninja"
 	! grep -q '^build a/[0-9]*/kunai.stamp: .*||' "$W/out/build.ninja"
-	# the alias names every run, so b still waits for all of a
-	[ "$(sed -n 's/^build a: phony //p' "$W/out/build.ninja" | wc -w)" -eq 6000 ]
+	# the alias names every run, so b still waits for all of a: through
+	# phonies of 500 (ninja rescans a waiting edge's inputs as each is built)
+	[ "$(sed -n 's/^build a: phony //p' "$W/out/build.ninja")" = "$(seq -s ' ' -f 'a/kunai.runs.%g' 0 11)" ]
+	[ "$(sed -n 's/^build a\/kunai\.runs\.[0-9]*: phony //p' "$W/out/build.ninja" | wc -w)" -eq 6000 ]
+	[ "$(sed -n 's/^build a\/kunai\.runs\.11: phony //p' "$W/out/build.ninja" | wc -w)" -eq 500 ]
 	run bash -c 'ulimit -s 1024 && ninja -C "$1" -n run' _ "$W/out"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"[6001/6001] RUN b/0/kunai.stamp" ]]

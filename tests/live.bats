@@ -111,7 +111,7 @@ values() {
 	diff -r -x local.ninja -x kunai.json -x .kunai "$T/o1" "$T/o2"
 	! grep -rq "$T/one" "$T/o1" --exclude=local.ninja --exclude=kunai.json --exclude-dir=.kunai
 	grep -qx "launch_dir = $T/one" "$T/o1/local.ninja"
-	grep -q -- '--launch-dir \$launch_dir ' "$T/o1/build.ninja" "$BATS_TEST_DIRNAME/../rules/slurm.ninja"
+	grep -q -- '--launch-dir \$launch_dir$' "$BATS_TEST_DIRNAME/../rules/slurm.ninja"
 }
 
 @test "live values: a missing mount source under \$PWD is a located warning" {

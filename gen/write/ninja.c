@@ -88,17 +88,11 @@ matrix_outputs(struct buf *b, const struct run *r)
 	path_in(b, r->dir, "ucc_matrix.txt");
 }
 
-/* The run's edge: its stamp from its script, and nothing else a run does
- * not need. The runner's options (workload, time limit, dependencies) are
- * the script's #KUNAI line and its dir is the stamp's, so the edge has no
- * bindings: a no-op `ninja run` parses little more than a bare graph. */
+/* The dependencies of a case's runs, as comments (once, above its first run). */
 static void
-run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, const struct run *r,
-         const char *script, bool started, const char *seq_pool, const struct install_set *inst)
+deps_comment(struct buf *b, const struct scenario *sc, const struct run *r)
 {
 	static const char *const names[] = {"start_post_comp", "start_post_init", "end_post_comp"};
-	const struct scenario *sc = c->scenario;
-	bool bar = false;
 	size_t j;
 
 	for (j = 0; j < r->n_deps; j++) {
@@ -106,12 +100,32 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		buf_puts(b, sc->cases[r->deps[j].case_index].id);
 		buf_printf(b, ", delay %lds\n", r->deps[j].delay);
 	}
+}
+
+/* The run's edge: its stamp from its script, and nothing else a run does
+ * not need. The runner's options (workload, time limit, dependencies) are
+ * the script's #KUNAI line and its dir is the stamp's, so the edge has no
+ * bindings: a no-op `ninja run` parses little more than a bare graph (a
+ * binding costs ninja a scope per edge). Iterations in a sequencing pool
+ * have its rules (run_POOL, start_POOL); chained ones name the iteration
+ * before them and, through it, every precondition of the first. */
+static void
+run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, const struct run *r,
+         const char *script, bool started, const char *seq_pool, const struct install_set *inst)
+{
+	const struct scenario *sc = c->scenario;
+	bool bar = false, chained = !seq_pool && r->iteration > 0;
+	size_t j;
+
 	buf_puts(b, "build ");
 	/* submit and wait for the start; the run edge then waits for the end */
 	path_in(b, r->dir, started ? "kunai.started" : "kunai.stamp");
 	if (!started)
 		matrix_outputs(b, r);
-	buf_puts(b, started ? ": start " : ": run ");
+	buf_puts(b, started ? ": start" : ": run");
+	if (seq_pool)
+		buf_printf(b, "_%s", seq_pool);
+	buf_putc(b, ' ');
 	path_in(b, r->dir, script);
 	/* the script holds the run's environment; hooks keep theirs apart; a
 	 * DeepEP matrix is read from the run that wrote it */
@@ -128,12 +142,12 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	}
 	/* the previous iteration and the cases this one starts after, each
 	 * named once: by its stamp, or the phony that groups its runs */
-	if (!seq_pool && r->iteration > 0) {
+	if (chained) {
 		buf_puts(b, " || ");
 		bar = true;
 		iteration_node(b, rl, r->prev, r->per_iter);
 	}
-	for (j = 0; j < r->n_deps; j++) {
+	for (j = 0; j < r->n_deps && !chained; j++) {
 		if (r->deps[j].type == DEP_END_POST_COMP)
 			continue;
 		buf_puts(b, bar ? " " : " || ");
@@ -145,13 +159,13 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	}
 	/* the campaign's prepare phase: a precondition, not an input (a
 	 * changed prepare reruns itself, not the runs) */
-	if (sc->prepare) {
+	if (sc->prepare && !chained) {
 		buf_puts(b, bar ? " " : " || ");
 		bar = true;
 		buf_puts(b, "phases/prepare.stamp");
 	}
 	/* what it needs installed: a precondition too (see install.c) */
-	if (inst->order_runs && inst->run_set[r->index]) {
+	if (inst->order_runs && inst->run_set[r->index] && !chained) {
 		buf_puts(b, bar ? "" : " ||");
 		bar = true;
 		install_run_deps(inst, r->index, b);
@@ -167,17 +181,16 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		ninja_escape_path(b, sc->cases[r->deps[j].case_index].id);
 	}
 	buf_putc(b, '\n');
-	if (seq_pool)
-		buf_printf(b, "  pool = %s\n", seq_pool);
 	if (started) {
 		buf_puts(b, "build ");
 		path_in(b, r->dir, "kunai.stamp");
 		matrix_outputs(b, r);
-		buf_puts(b, ": run ");
+		buf_puts(b, ": run");
+		if (seq_pool)
+			buf_printf(b, "_%s", seq_pool);
+		buf_putc(b, ' ');
 		path_in(b, r->dir, "kunai.started");
 		buf_putc(b, '\n');
-		if (seq_pool)
-			buf_printf(b, "  pool = %s\n", seq_pool);
 	}
 }
 
@@ -231,7 +244,7 @@ overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
  * results, then summarises: one process, whatever ran or not. It leaves
  * unchanged files untouched (restat), so only the plot batches of runs
  * whose report.json changed are drawn again; the HTML report comes last. */
-enum { PLOT_BATCH = 64 };
+enum { PLOT_BATCH = 64, REPORT_GROUP = 500 };
 
 static void
 report_edges(struct buf *b, const struct runlist *rl)
@@ -284,17 +297,27 @@ report_edges(struct buf *b, const struct runlist *rl)
 		buf_printf(b, "\n  kind = %s\n", kind);
 	}
 	overlay_edges(b, rl, &svgs);
-	buf_puts(b, "build report/index.html: html report/summary.json");
-	buf_push(b, svgs.data ? svgs.data : "", svgs.len);
-	for (i = 0; i < rl->len; i++) {
+	/* the runs' plots, through phonies of REPORT_GROUP: ninja rescans a
+	 * waiting edge's inputs each time one is built (quadratic in one edge
+	 * naming every plot) */
+	for (i = 0, end = 0; i < rl->len; i++) {
 		if (!workload_plot(rl->items[i].def->wl))
 			continue;
+		if (end % REPORT_GROUP == 0) {
+			buf_printf(b, "%sbuild report/plots.%zu: phony", end ? "\n" : "", end / REPORT_GROUP);
+			buf_printf(&svgs, " report/plots.%zu", end / REPORT_GROUP);
+		}
+		end++;
 		stem.len = 0;
 		workload_run_stem(i, rl->items[i].dir, &stem);
 		buf_puts(b, " report/plots/");
 		ninja_escape_path(b, stem.data);
 		buf_puts(b, ".svg");
 	}
+	if (end)
+		buf_putc(b, '\n');
+	buf_puts(b, "build report/index.html: html report/summary.json");
+	buf_push(b, svgs.data ? svgs.data : "", svgs.len);
 	buf_puts(b, "\nbuild report: phony report/index.html\n");
 	buf_free(&stem);
 	buf_free(&svgs);
@@ -326,6 +349,7 @@ ninja_write_report(const struct campaign *c, const struct runlist *rl, struct bu
  * about 30,000 nodes. */
 #define NINJA_CHAIN_MAX 1000
 #define NINJA_DEPTH_MAX 10000
+#define NINJA_GROUP 500
 
 /* Which cases chain their iterations: the cases in dependency order (an
  * iterative depth-first walk), each chained while its alias stays within
@@ -387,17 +411,64 @@ chained_cases(const struct scenario *sc, const struct runlist *rl)
 }
 
 /* The sequencing pools of a case [from, to) whose iterations are not
- * chained, one per sweep point; returns their count. */
+ * chained, one per sweep point, each with the rules that run in it (the
+ * rules files' commands); returns their count. */
 static size_t
-seq_pools(struct buf *b, size_t case_index, const struct runlist *rl, size_t from, size_t to)
+seq_pools(struct buf *b, size_t case_index, const struct runlist *rl, size_t from, size_t to, bool started)
 {
 	size_t iterations = (size_t)rl->items[to - 1].iteration + 1, per_iter = (to - from) / iterations, k;
 
 	if (iterations < 2)
 		return 0;
-	for (k = 0; k < per_iter; k++)
+	for (k = 0; k < per_iter; k++) {
 		buf_printf(b, "pool seq_%zu_%zu\n  depth = 1\n", case_index, k);
+		buf_printf(b, "rule run_seq_%zu_%zu\n  command = $run_command $out\n"
+		              "  description = RUN $out\n  pool = seq_%zu_%zu\n", case_index, k, case_index, k);
+		if (started)
+			buf_printf(b, "rule start_seq_%zu_%zu\n  command = $start_command $out\n"
+			              "  description = START $out\n  pool = seq_%zu_%zu\n", case_index, k, case_index, k);
+	}
 	return per_iter;
+}
+
+/* The alias of a case [from, to) whose iterations a pool orders: every
+ * run, through phonies of NINJA_GROUP runs each. Each time an input is
+ * built ninja scans a waiting edge's inputs from the first, so one phony
+ * of every run would cost it time quadratic in the count (minutes at
+ * 250,000 runs). */
+static void
+alias_groups(struct buf *b, const char *id, const struct runlist *rl, size_t from, size_t to)
+{
+	struct buf name = {0};
+	size_t i, g;
+
+	for (g = from; to - from > NINJA_GROUP && g < to; g += NINJA_GROUP) {
+		name.len = 0;
+		buf_printf(&name, "%s/kunai.runs.%zu", id, (g - from) / NINJA_GROUP);
+		buf_puts(b, "build ");
+		ninja_escape_path(b, name.data);
+		buf_puts(b, ": phony");
+		for (i = g; i < to && i < g + NINJA_GROUP; i++) {
+			buf_putc(b, ' ');
+			path_in(b, rl->items[i].dir, "kunai.stamp");
+		}
+		buf_putc(b, '\n');
+	}
+	buf_puts(b, "build ");
+	ninja_escape_path(b, id);
+	buf_puts(b, ": phony");
+	for (g = from; g < to; g += to - from > NINJA_GROUP ? NINJA_GROUP : 1) {
+		buf_putc(b, ' ');
+		if (to - from <= NINJA_GROUP) {
+			path_in(b, rl->items[g].dir, "kunai.stamp");
+			continue;
+		}
+		name.len = 0;
+		buf_printf(&name, "%s/kunai.runs.%zu", id, (g - from) / NINJA_GROUP);
+		ninja_escape_path(b, name.data);
+	}
+	buf_putc(b, '\n');
+	buf_free(&name);
 }
 
 void
@@ -430,11 +501,14 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		for (to = from; to < rl->len && rl->items[to].tc == tc; to++)
 			;
 		buf_putc(b, '\n');
-		n_pools = chain[tc - sc->cases] ? 0 : seq_pools(b, (size_t)(tc - sc->cases), rl, from, to);
+		n_pools = chain[tc - sc->cases] ? 0
+		          : seq_pools(b, (size_t)(tc - sc->cases), rl, from, to, started[tc - sc->cases]);
 		for (i = from; i < to; i++) {
 			const struct run *r = &rl->items[i];
 			size_t k;
 
+			if (i == from || r->deps != rl->items[i - 1].deps)
+				deps_comment(b, sc, r);
 			pool.len = 0;
 			if (n_pools)
 				buf_printf(&pool, "seq_%zu_%zu", (size_t)(tc - sc->cases), (i - from) % n_pools);
@@ -456,17 +530,21 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		/* the alias names the last iteration's runs: each iteration waits
 		 * (order-only) for every run of the one before, so building these
 		 * builds all of the test's runs, and the graph stays small; with
-		 * sequencing pools it names every run */
-		buf_puts(b, "build ");
-		ninja_escape_path(b, tc->id);
-		buf_puts(b, ": phony");
-		for (i = from; i < to; i++) {
-			if (!n_pools && rl->items[i].iteration != rl->items[to - 1].iteration)
-				continue;
-			buf_putc(b, ' ');
-			path_in(b, rl->items[i].dir, "kunai.stamp");
+		 * sequencing pools it names every run, NINJA_GROUP at a time */
+		if (n_pools)
+			alias_groups(b, tc->id, rl, from, to);
+		else {
+			buf_puts(b, "build ");
+			ninja_escape_path(b, tc->id);
+			buf_puts(b, ": phony");
+			for (i = from; i < to; i++) {
+				if (rl->items[i].iteration != rl->items[to - 1].iteration)
+					continue;
+				buf_putc(b, ' ');
+				path_in(b, rl->items[i].dir, "kunai.stamp");
+			}
+			buf_putc(b, '\n');
 		}
-		buf_putc(b, '\n');
 	}
 	buf_free(&pool);
 

@@ -87,7 +87,7 @@ for n in $sizes; do
 		gen="cd $w/c && KUNAI_DATADIR=$src $w/bin/kunai gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o $out"
 		rm -rf "$out"
 		sh -c "$gen" >"$w/log" 2>&1 || bench_fail "$shape $n: gen failed"
-		runs=$(grep -c '^build .*/kunai.stamp: run ' "$out/build.ninja")
+		runs=$(grep -c '^build .*/kunai.stamp: run[_a-z0-9]* ' "$out/build.ninja")
 		tar -cf "$w/out.tar" -C "$out" .
 		pair "rm -rf $out; $sync" "$gen" "rm -rf $w/x; mkdir $w/x; $sync" "tar -xf $w/out.tar -C $w/x"
 		rm -rf "$w/x" "$w/out.tar"
@@ -97,8 +97,12 @@ for n in $sizes; do
 		# build.ninja, so that nothing regenerates)
 		cp "$w/stub" "$w/bin/kunai"
 		touch -d 2000-01-01 "$w/bin/kunai"
-		ninja -C "$out" -j 64 run >"$w/log" 2>&1 || bench_fail "$shape $n: ninja run failed"
-		sed -n 's/^build \(.*\/kunai.stamp\): run \([^ |]*\).*/build \1: touch \2/p' "$out/build.ninja" |
+		# (iterations that a pool of depth 1 orders run side by side here:
+		# the same commands, so the same log, without their pool)
+		sed 's/^\(build [^:]*: \)\(run\|start\)_seq_[0-9_]* /\1\2 /' "$out/build.ninja" >"$out/fill.ninja"
+		ninja -C "$out" -f fill.ninja -j 64 run >"$w/log" 2>&1 || bench_fail "$shape $n: ninja run failed"
+		rm "$out/fill.ninja"
+		sed -n 's/^build \(.*\/kunai.stamp\): run[_a-z0-9]* \([^ |]*\).*/build \1: touch \2/p' "$out/build.ninja" |
 			{ printf 'builddir = .bare\nrule touch\n  command = touch $out\n'; cat; } >"$out/bare.ninja"
 		ninja -C "$out" -f bare.ninja >"$w/log" 2>&1 || bench_fail "$shape $n: bare graph failed"
 		size=$(wc -c <"$out/build.ninja") bare=$(wc -c <"$out/bare.ninja")
@@ -111,4 +115,32 @@ for n in $sizes; do
 		row_pair "$shape $n: no-op ninja run, memory" mem "bare graph" 1.1
 		rm -rf "$out"
 	done
+done
+
+# At the bound: one test of as many iterations as a campaign may have runs
+# ($KUNAI_MAX_RUNS, default 250,000: kunai gen's message names it), and the
+# chain shape of that many runs (tests of 100 iterations, each after the
+# one before), generate, and ninja loads and walks them with the usual
+# 8 MiB stack (no chain as deep as the count): `ninja -n` of run, of
+# report (report.ninja) and of scripts
+[ -z "$BENCH_SMOKE" ] || export KUNAI_MAX_RUNS=1200
+cp "$KUNAI" "$w/bin/kunai"
+printf 'name = "bench"\n[[Tests]]\nid = "nccl"\ntest_name = "nccl"\niterations = 2147483647\n' >"$w/c/scenario.toml"
+bound=$(cd "$w/c" && "$w/bin/kunai" gen --system-config system.toml --tests-dir tests \
+	--test-scenario scenario.toml -o "$w/out" 2>&1 | sed -n 's/.* more than \([0-9]*\) runs.*/\1/p')
+[ -n "$bound" ] || bench_fail "kunai gen did not name its bound"
+for shape in iterations chain; do
+	scenario "$shape" "$bound" >"$w/c/scenario.toml"
+	out=$w/out
+	rm -rf "$out"
+	(cd "$w/c" && KUNAI_DATADIR=$src "$w/bin/kunai" gen --system-config system.toml --tests-dir tests \
+		--test-scenario scenario.toml -o "$out") >"$w/log" 2>&1 || bench_fail "$shape $bound: gen failed"
+	# (ninja -n report does not run the nested ninja: report.ninja directly)
+	(ulimit -S -s 8192 && ninja -C "$out" -n scripts && ninja -C "$out" -f report.ninja -n report) \
+		>"$w/log" 2>&1 || bench_fail "$shape $bound: ninja -n scripts or report failed"
+	single : "ulimit -S -s 8192 && ninja -C $out -n run"
+	[ "$(grep -c '^\[[0-9]*/[0-9]*\] RUN ' "$w/log")" -eq $((RUNS * bound)) ] ||
+		bench_fail "$shape $bound: ninja -n run did not run every run"
+	row_abs "$shape $bound (the bound): ninja -n run" time - "8 MiB stack; report, scripts too"
+	rm -rf "$out"
 done
