@@ -429,6 +429,22 @@ T
 	[ "$(printf '%s\n' "$output" | grep -o 'RUN a/[0-9]*' | head -n 3 | tr '\n' ' ')" = "RUN a/0 RUN a/1 RUN a/2 " ]
 }
 
+@test "a pooled test that another starts after (start_post_init): its iterations never overlap" {
+	# a pool orders edges, not a start and its end: only the first
+	# iteration is split (START, then RUN), and the others wait for its end
+	printf 'name = "p"\n[[Tests]]\nid = "a"\ntest_name = "sleep"\niterations = 1200\n[[Tests]]\nid = "b"\ntest_name = "sleep2"\n  [[Tests.dependencies]]\n  type = "start_post_init"\n  id = "a"\n' >"$W/c/scenario.toml"
+	gen "$W/out" >/dev/null
+	grep -qx 'build a/0/kunai.started: start_seq_0_0 a/0/run.sh' "$W/out/build.ninja"
+	grep -qx 'build a/0/kunai.stamp: run_seq_0_0 a/0/kunai.started' "$W/out/build.ninja"
+	[ "$(grep -c '^build a/[0-9]*/kunai.stamp: run_seq_0_0 a/[0-9]*/run.sh || a/0/kunai.stamp$' "$W/out/build.ninja")" -eq 1199 ]
+	[ "$(grep -c 'kunai.started:' "$W/out/build.ninja")" -eq 1 ]
+	grep -qx 'build b/0/kunai.stamp: run b/0/run.sh || a/0/kunai.started' "$W/out/build.ninja"
+	run ninja -C "$W/out" -n -j 64 run
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -o '\(START\|RUN\) a/[0-9]*/[a-z.]*' | head -n 3 | tr '\n' ' ')" = \
+		"START a/0/kunai.started RUN a/0/kunai.stamp RUN a/1/kunai.stamp " ]
+}
+
 @test "ninja run loads no report edge: the report graph is report.ninja, which ninja report builds" {
 	sed -i 's/^test_template_name = "Sleep"$/test_template_name = "NcclTest"/' "$W/c/tests/sleep.toml"
 	sed -i 's/^seconds = 0$/subtest_name = "all_reduce_perf"/' "$W/c/tests/sleep.toml"

@@ -108,10 +108,12 @@ deps_comment(struct buf *b, const struct scenario *sc, const struct run *r)
  * bindings: a no-op `ninja run` parses little more than a bare graph (a
  * binding costs ninja a scope per edge). Iterations in a sequencing pool
  * have its rules (run_POOL, start_POOL); chained ones name the iteration
- * before them and, through it, every precondition of the first. */
+ * before them and, through it, every precondition of the first. first:
+ * the first iteration's run that this one waits for (order-only), or NULL. */
 static void
 run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, const struct run *r,
-         const char *script, bool started, const char *seq_pool, const struct install_set *inst)
+         const char *script, bool started, const char *seq_pool, const struct run *first,
+         const struct install_set *inst)
 {
 	const struct scenario *sc = c->scenario;
 	bool bar = false, chained = !seq_pool && r->iteration > 0;
@@ -146,6 +148,11 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		buf_puts(b, " || ");
 		bar = true;
 		iteration_node(b, rl, r->prev, r->per_iter);
+	}
+	if (first) {
+		buf_puts(b, " || ");
+		bar = true;
+		path_in(b, first->dir, "kunai.stamp");
 	}
 	for (j = 0; j < r->n_deps && !chained; j++) {
 		if (r->deps[j].type == DEP_END_POST_COMP)
@@ -204,31 +211,65 @@ overlay_kind(const struct runlist *rl, size_t i)
 	return workload_plot(rl->items[i].def->wl);
 }
 
+/* ninja rescans a waiting edge's inputs each time one of them is built:
+ * an edge naming n files costs n^2, so an edge that would name more than
+ * REPORT_GROUP of them names phonies of REPORT_GROUP each instead. */
+enum { PLOT_BATCH = 64, REPORT_GROUP = 500 };
+
 /* One overlay plot per test that has plots (every run of it on one plot,
  * `kunai plot KIND --test ID`): after the summary (the graded outcomes it
- * highlights) and every report.json of the test. Kept apart from the
- * per-run edges; listed in *svgs for the HTML edge. */
+ * highlights) and every report.json of the test, through phonies of
+ * REPORT_GROUP (report/runs/STEM.K) for a test of more runs. Kept apart
+ * from the per-run edges; listed in *svgs for the HTML edge, through
+ * phonies (report/tests.K) where there are more than REPORT_GROUP. */
 static void
 overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
 {
-	struct buf stem = {0}, q = {0};
-	size_t i, j;
+	struct buf stem = {0}, q = {0}, tests = {0};
+	size_t i, j, g, end, n_tests = 0, n = 0;
 
+	for (i = 0; i < rl->len; i++)
+		n_tests += overlay_kind(rl, i) != NULL;
 	for (i = 0; i < rl->len; i++) {
 		const char *kind = overlay_kind(rl, i);
 		if (!kind)
 			continue;
 		stem.len = 0;
 		workload_test_stem(rl->items[i].tc->id, &stem);
-		buf_puts(svgs, " report/plots/");
-		ninja_escape_path(svgs, stem.data);
-		buf_puts(svgs, ".svg");
+		if (n_tests <= REPORT_GROUP)
+			buf_puts(svgs, " report/plots/");
+		else if (n++ % REPORT_GROUP == 0) {
+			buf_printf(&tests, "%sbuild report/tests.%zu: phony report/plots/", n > 1 ? "\n" : "",
+			           (n - 1) / REPORT_GROUP);
+			buf_printf(svgs, " report/tests.%zu", (n - 1) / REPORT_GROUP);
+		} else
+			buf_puts(&tests, " report/plots/");
+		ninja_escape_path(n_tests <= REPORT_GROUP ? svgs : &tests, stem.data);
+		buf_puts(n_tests <= REPORT_GROUP ? svgs : &tests, ".svg");
+		for (end = i; end < rl->len && rl->items[end].tc == rl->items[i].tc; end++)
+			;
+		for (g = i; end - i > REPORT_GROUP && g < end; g += REPORT_GROUP) {
+			buf_puts(b, "build report/runs/");
+			ninja_escape_path(b, stem.data);
+			buf_printf(b, ".%zu: phony", (g - i) / REPORT_GROUP);
+			for (j = g; j < end && j < g + REPORT_GROUP; j++) {
+				buf_putc(b, ' ');
+				path_in(b, rl->items[j].dir, "report.json");
+			}
+			buf_putc(b, '\n');
+		}
 		buf_puts(b, "build report/plots/");
 		ninja_escape_path(b, stem.data);
 		buf_puts(b, ".svg: plot_test report/summary.json |");
-		for (j = i; j < rl->len && rl->items[j].tc == rl->items[i].tc; j++) {
+		for (g = i; g < end; g += end - i > REPORT_GROUP ? REPORT_GROUP : 1) {
 			buf_putc(b, ' ');
-			path_in(b, rl->items[j].dir, "report.json");
+			if (end - i <= REPORT_GROUP) {
+				path_in(b, rl->items[g].dir, "report.json");
+				continue;
+			}
+			buf_puts(b, "report/runs/");
+			ninja_escape_path(b, stem.data);
+			buf_printf(b, ".%zu", (g - i) / REPORT_GROUP);
 		}
 		q.len = 0;
 		sh_quote(&q, rl->items[i].tc->id);
@@ -236,16 +277,19 @@ overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
 		ninja_escape_value(b, q.data);
 		buf_putc(b, '\n');
 	}
+	if (tests.len) {
+		buf_push(b, tests.data, tests.len);
+		buf_putc(b, '\n');
+	}
 	buf_free(&stem);
 	buf_free(&q);
+	buf_free(&tests);
 }
 
 /* `kunai report` grades every run whose report.json is older than its
  * results, then summarises: one process, whatever ran or not. It leaves
  * unchanged files untouched (restat), so only the plot batches of runs
  * whose report.json changed are drawn again; the HTML report comes last. */
-enum { PLOT_BATCH = 64, REPORT_GROUP = 500 };
-
 static void
 report_edges(struct buf *b, const struct runlist *rl)
 {
@@ -297,9 +341,7 @@ report_edges(struct buf *b, const struct runlist *rl)
 		buf_printf(b, "\n  kind = %s\n", kind);
 	}
 	overlay_edges(b, rl, &svgs);
-	/* the runs' plots, through phonies of REPORT_GROUP: ninja rescans a
-	 * waiting edge's inputs each time one is built (quadratic in one edge
-	 * naming every plot) */
+	/* the runs' plots, through phonies of REPORT_GROUP */
 	for (i = 0, end = 0; i < rl->len; i++) {
 		if (!workload_plot(rl->items[i].def->wl))
 			continue;
@@ -504,7 +546,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		n_pools = chain[tc - sc->cases] ? 0
 		          : seq_pools(b, (size_t)(tc - sc->cases), rl, from, to, started[tc - sc->cases]);
 		for (i = from; i < to; i++) {
-			const struct run *r = &rl->items[i];
+			const struct run *r = &rl->items[i], *first;
 			size_t k;
 
 			if (i == from || r->deps != rl->items[i - 1].deps)
@@ -512,7 +554,14 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 			pool.len = 0;
 			if (n_pools)
 				buf_printf(&pool, "seq_%zu_%zu", (size_t)(tc - sc->cases), (i - from) % n_pools);
-			run_edge(b, c, rl, r, script, started[tc - sc->cases], n_pools ? pool.data : NULL, inst);
+			/* a pool orders its edges, not a start and its end: in a
+			 * test that others start after, the first iteration alone
+			 * is split (the one they wait for), and the others wait
+			 * for its end, so that no two overlap */
+			first = n_pools && started[tc - sc->cases] && r->iteration > 0
+			        ? &rl->items[from + (i - from) % n_pools] : NULL;
+			run_edge(b, c, rl, r, script, started[tc - sc->cases] && !first, n_pools ? pool.data : NULL,
+			         first, inst);
 			/* a sweep's iteration that another follows: one phony names
 			 * its points, and the next iteration's runs name the phony */
 			if (!n_pools && r->per_iter > 1 && i + 1 < to && rl->items[i + 1].iteration != r->iteration) {
