@@ -1,8 +1,6 @@
 /* campaign_json.c: kunai.json, the resolved campaign and its runs (cJSON),
  * for provenance and for the reports. */
 #define _POSIX_C_SOURCE 200809L
-#include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
