@@ -213,20 +213,52 @@ overlay_kind(const struct runlist *rl, size_t i)
 
 /* ninja rescans a waiting edge's inputs each time one of them is built:
  * an edge naming n files costs n^2, so an edge that would name more than
- * REPORT_GROUP of them names phonies of REPORT_GROUP each instead. */
-enum { PLOT_BATCH = 64, REPORT_GROUP = 500 };
+ * INPUT_GROUP of them names phonies of INPUT_GROUP each instead. */
+enum { PLOT_BATCH = 64, INPUT_GROUP = 500 };
+
+/* The runs [from, to)'s FILE as an edge's inputs, appended to list (each
+ * after a blank): the files themselves, or past INPUT_GROUP runs the
+ * phonies NAME.K of INPUT_GROUP files each, written to b. */
+static void
+grouped_runs(struct buf *b, struct buf *list, const struct runlist *rl, size_t from, size_t to, const char *name,
+             const char *file)
+{
+	bool grouped = to - from > INPUT_GROUP;
+	struct buf g = {0};
+	size_t i, k;
+
+	for (k = from; k < to; k += grouped ? INPUT_GROUP : 1) {
+		buf_putc(list, ' ');
+		if (!grouped) {
+			path_in(list, rl->items[k].dir, file);
+			continue;
+		}
+		g.len = 0;
+		buf_printf(&g, "%s.%zu", name, (k - from) / INPUT_GROUP);
+		ninja_escape_path(list, g.data);
+		buf_puts(b, "build ");
+		ninja_escape_path(b, g.data);
+		buf_puts(b, ": phony");
+		for (i = k; i < to && i < k + INPUT_GROUP; i++) {
+			buf_putc(b, ' ');
+			path_in(b, rl->items[i].dir, file);
+		}
+		buf_putc(b, '\n');
+	}
+	buf_free(&g);
+}
 
 /* One overlay plot per test that has plots (every run of it on one plot,
  * `kunai plot KIND --test ID`): after the summary (the graded outcomes it
  * highlights) and every report.json of the test, through phonies of
- * REPORT_GROUP (report/runs/STEM.K) for a test of more runs. Kept apart
+ * INPUT_GROUP (report/runs/STEM.K) for a test of more runs. Kept apart
  * from the per-run edges; listed in *svgs for the HTML edge, through
- * phonies (report/tests.K) where there are more than REPORT_GROUP. */
+ * phonies (report/tests.K) where there are more than INPUT_GROUP. */
 static void
 overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
 {
-	struct buf stem = {0}, q = {0}, tests = {0};
-	size_t i, j, g, end, n_tests = 0, n = 0;
+	struct buf stem = {0}, q = {0}, tests = {0}, name = {0}, inputs = {0};
+	size_t i, end, n_tests = 0, n = 0;
 
 	for (i = 0; i < rl->len; i++)
 		n_tests += overlay_kind(rl, i) != NULL;
@@ -236,41 +268,26 @@ overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
 			continue;
 		stem.len = 0;
 		workload_test_stem(rl->items[i].tc->id, &stem);
-		if (n_tests <= REPORT_GROUP)
+		if (n_tests <= INPUT_GROUP)
 			buf_puts(svgs, " report/plots/");
-		else if (n++ % REPORT_GROUP == 0) {
+		else if (n++ % INPUT_GROUP == 0) {
 			buf_printf(&tests, "%sbuild report/tests.%zu: phony report/plots/", n > 1 ? "\n" : "",
-			           (n - 1) / REPORT_GROUP);
-			buf_printf(svgs, " report/tests.%zu", (n - 1) / REPORT_GROUP);
+			           (n - 1) / INPUT_GROUP);
+			buf_printf(svgs, " report/tests.%zu", (n - 1) / INPUT_GROUP);
 		} else
 			buf_puts(&tests, " report/plots/");
-		ninja_escape_path(n_tests <= REPORT_GROUP ? svgs : &tests, stem.data);
-		buf_puts(n_tests <= REPORT_GROUP ? svgs : &tests, ".svg");
+		ninja_escape_path(n_tests <= INPUT_GROUP ? svgs : &tests, stem.data);
+		buf_puts(n_tests <= INPUT_GROUP ? svgs : &tests, ".svg");
 		for (end = i; end < rl->len && rl->items[end].tc == rl->items[i].tc; end++)
 			;
-		for (g = i; end - i > REPORT_GROUP && g < end; g += REPORT_GROUP) {
-			buf_puts(b, "build report/runs/");
-			ninja_escape_path(b, stem.data);
-			buf_printf(b, ".%zu: phony", (g - i) / REPORT_GROUP);
-			for (j = g; j < end && j < g + REPORT_GROUP; j++) {
-				buf_putc(b, ' ');
-				path_in(b, rl->items[j].dir, "report.json");
-			}
-			buf_putc(b, '\n');
-		}
+		name.len = 0;
+		buf_printf(&name, "report/runs/%s", stem.data);
+		inputs.len = 0;
+		grouped_runs(b, &inputs, rl, i, end, name.data, "report.json");
 		buf_puts(b, "build report/plots/");
 		ninja_escape_path(b, stem.data);
 		buf_puts(b, ".svg: plot_test report/summary.json |");
-		for (g = i; g < end; g += end - i > REPORT_GROUP ? REPORT_GROUP : 1) {
-			buf_putc(b, ' ');
-			if (end - i <= REPORT_GROUP) {
-				path_in(b, rl->items[g].dir, "report.json");
-				continue;
-			}
-			buf_puts(b, "report/runs/");
-			ninja_escape_path(b, stem.data);
-			buf_printf(b, ".%zu", (g - i) / REPORT_GROUP);
-		}
+		buf_push(b, inputs.data, inputs.len);
 		q.len = 0;
 		sh_quote(&q, rl->items[i].tc->id);
 		buf_printf(b, "\n  kind = %s\n  test = ", kind);
@@ -284,6 +301,8 @@ overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
 	buf_free(&stem);
 	buf_free(&q);
 	buf_free(&tests);
+	buf_free(&name);
+	buf_free(&inputs);
 }
 
 /* `kunai report` grades every run whose report.json is older than its
@@ -341,13 +360,13 @@ report_edges(struct buf *b, const struct runlist *rl)
 		buf_printf(b, "\n  kind = %s\n", kind);
 	}
 	overlay_edges(b, rl, &svgs);
-	/* the runs' plots, through phonies of REPORT_GROUP */
+	/* the runs' plots, through phonies of INPUT_GROUP */
 	for (i = 0, end = 0; i < rl->len; i++) {
 		if (!workload_plot(rl->items[i].def->wl))
 			continue;
-		if (end % REPORT_GROUP == 0) {
-			buf_printf(b, "%sbuild report/plots.%zu: phony", end ? "\n" : "", end / REPORT_GROUP);
-			buf_printf(&svgs, " report/plots.%zu", end / REPORT_GROUP);
+		if (end % INPUT_GROUP == 0) {
+			buf_printf(b, "%sbuild report/plots.%zu: phony", end ? "\n" : "", end / INPUT_GROUP);
+			buf_printf(&svgs, " report/plots.%zu", end / INPUT_GROUP);
 		}
 		end++;
 		stem.len = 0;
@@ -391,7 +410,6 @@ ninja_write_report(const struct campaign *c, const struct runlist *rl, struct bu
  * about 30,000 nodes. */
 #define NINJA_CHAIN_MAX 1000
 #define NINJA_DEPTH_MAX 10000
-#define NINJA_GROUP 500
 
 /* Which cases chain their iterations: the cases in dependency order (an
  * iterative depth-first walk), each chained while its alias stays within
@@ -474,43 +492,24 @@ seq_pools(struct buf *b, size_t case_index, const struct runlist *rl, size_t fro
 }
 
 /* The alias of a case [from, to) whose iterations a pool orders: every
- * run, through phonies of NINJA_GROUP runs each. Each time an input is
+ * run, through phonies of INPUT_GROUP runs each. Each time an input is
  * built ninja scans a waiting edge's inputs from the first, so one phony
  * of every run would cost it time quadratic in the count (minutes at
  * 250,000 runs). */
 static void
 alias_groups(struct buf *b, const char *id, const struct runlist *rl, size_t from, size_t to)
 {
-	struct buf name = {0};
-	size_t i, g;
+	struct buf name = {0}, inputs = {0};
 
-	for (g = from; to - from > NINJA_GROUP && g < to; g += NINJA_GROUP) {
-		name.len = 0;
-		buf_printf(&name, "%s/kunai.runs.%zu", id, (g - from) / NINJA_GROUP);
-		buf_puts(b, "build ");
-		ninja_escape_path(b, name.data);
-		buf_puts(b, ": phony");
-		for (i = g; i < to && i < g + NINJA_GROUP; i++) {
-			buf_putc(b, ' ');
-			path_in(b, rl->items[i].dir, "kunai.stamp");
-		}
-		buf_putc(b, '\n');
-	}
+	buf_printf(&name, "%s/kunai.runs", id);
+	grouped_runs(b, &inputs, rl, from, to, name.data, "kunai.stamp");
 	buf_puts(b, "build ");
 	ninja_escape_path(b, id);
 	buf_puts(b, ": phony");
-	for (g = from; g < to; g += to - from > NINJA_GROUP ? NINJA_GROUP : 1) {
-		buf_putc(b, ' ');
-		if (to - from <= NINJA_GROUP) {
-			path_in(b, rl->items[g].dir, "kunai.stamp");
-			continue;
-		}
-		name.len = 0;
-		buf_printf(&name, "%s/kunai.runs.%zu", id, (g - from) / NINJA_GROUP);
-		ninja_escape_path(b, name.data);
-	}
+	buf_push(b, inputs.data, inputs.len);
 	buf_putc(b, '\n');
 	buf_free(&name);
+	buf_free(&inputs);
 }
 
 void
@@ -579,7 +578,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		/* the alias names the last iteration's runs: each iteration waits
 		 * (order-only) for every run of the one before, so building these
 		 * builds all of the test's runs, and the graph stays small; with
-		 * sequencing pools it names every run, NINJA_GROUP at a time */
+		 * sequencing pools it names every run, INPUT_GROUP at a time */
 		if (n_pools)
 			alias_groups(b, tc->id, rl, from, to);
 		else {

@@ -126,18 +126,15 @@ queries() {
 	printf ', %d failed, %d s\n' "$(grep -c '^FAILED' "$w/$1.log")" $((t1 - t0)) >>"$w/$1.calls"
 	echo "$q $(grep -c '^sacct' "$w/calls")" | awk -v s="$4" '{ printf "%.3f\n", ($1 + $2) / s }'
 }
-campaign "$w/sl" slurm "$s" 'name = "t"
+true_test='name = "t"
 description = "true"
 test_template_name = "BashCmd"
 [cmd_args]
-cmd = "true"' "$s"
+cmd = "true"'
+campaign "$w/sl" slurm "$s" "$true_test" "$s"
 gen "$w/sl" "$w/sl/k"
 p=${SLURM_PEER_JOBS:-$s}
-campaign "$w/sp" slurm "$p" 'name = "t"
-description = "true"
-test_template_name = "BashCmd"
-[cmd_args]
-cmd = "true"' "$p"
+campaign "$w/sp" slurm "$p" "$true_test" "$p"
 gen "$w/sp" "$w/sl/n"
 bare "$w/sl/n" 'id=$$(cd $$(dirname $out) && sbatch --parsable cloudai_sbatch_script.sh) && while [ -n "$$(squeue -h -j $$id 2>/dev/null)" ]; do sleep 1; done && touch $out'
 k=$(queries kunai "$w/sl/k" run "$s")
