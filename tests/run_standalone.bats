@@ -482,3 +482,49 @@ test_name = "ok"'
 	grep -q 'interrupted before submitting' "$W/err"
 	[ ! -e a/0/job.json ] && [ ! -e a/0/kunai.start ]
 }
+
+@test "a run.sh of literal words runs without bash, as bash would: same environment, output files, PATH search" {
+	printf 'name = "env"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "env"\n[extra_env_vars]\nA = "x y"\nB = "it'"'"'s"\nC = "plain"\n' \
+		>"$C/tests/env.toml"
+	printf 'name = "gone"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "kunai-no-such-command x"\n' \
+		>"$C/tests/gone.toml"
+	gen 'name = "s"
+[[Tests]]
+id = "p"
+test_name = "env"
+[[Tests]]
+id = "b"
+test_name = "env"
+[[Tests]]
+id = "n"
+test_name = "gone"'
+	grep -qx 'exec env' "$B/p/0/run.sh"
+	# the same script, with a line only bash runs: bash's own result
+	sed -i 's/^exec env$/: only bash runs this\nexec env/' "$B/b/0/run.sh"
+	mkdir "$W/old"
+	# what bash acts on: PWD naming another dir, OLDPWD a dir or not, SHLVL
+	# (unset or a level) and $_
+	for e in "PWD=/ OLDPWD=$W/old SHLVL=3 _=/x" "-u SHLVL -u PWD OLDPWD=$W/none"; do
+		rm -f "$B"/*/0/kunai.stamp
+		(cd "$B" && env $e "$NINJA" -k 0 run >"$W/log" 2>&1) || true
+		[ -e "$B/p/0/kunai.stamp" ] && [ -e "$B/b/0/kunai.stamp" ]
+		grep -qx via=exec "$B/p/0/kunai.start"
+		grep -qx via=bash "$B/b/0/kunai.start"
+		[ "$(jf "$B/p/0/job.json" outcome)" = passed ]
+		grep -qx "PWD=$B/p/0" "$B/p/0/stdout.txt"
+		grep -qx "PWD=$B/b/0" "$B/b/0/stdout.txt"
+		grep -v '^PWD=' "$B/b/0/stdout.txt" | sort >"$W/b"
+		grep -v '^PWD=' "$B/p/0/stdout.txt" | sort >"$W/p"
+		diff -u "$W/b" "$W/p"
+		grep -qx 'A=x y' "$W/p"
+		grep -qx "B=it's" "$W/p"
+		# a command PATH does not give: bash says so, with its status
+		grep -qx via=bash "$B/n/0/kunai.start"
+		grep -q 'exec: kunai-no-such-command: not found' "$B/n/0/stderr.txt"
+		[ "$(jf "$B/n/0/job.json" exit_code)" = 127 ]
+		case $e in
+		PWD=*) grep -qx "OLDPWD=$W/old" "$W/p" && grep -qx SHLVL=3 "$W/p" && ! grep -q '^_=' "$W/p" ;;
+		*) ! grep -q OLDPWD "$W/p" && grep -qx SHLVL=0 "$W/p" ;;
+		esac
+	done
+}

@@ -587,45 +587,51 @@ static const char *const sh_builtins[] = {
 	"until", "wait", "while",
 };
 
-bool
-sh_plain_command(const char *s)
+long
+sh_literal_words(const char *s, bool dq, struct buf *out)
 {
-	struct buf first = {0};
-	bool ok = true;
-	size_t nword = 0, i;
+	long nword = 0;
 
 	for (;;) {
 		while (*s == ' ')
 			s++;
 		if (!*s)
-			break;
-		for (; *s && *s != ' ' && ok; s++) {
-			if (*s == '\'') {
-				const char *e = strchr(s + 1, '\'');
-				if (!e)
-					ok = false;
-				else if (!nword)
-					buf_push(&first, s + 1, (size_t)(e - s - 1));
-				s = e ? e : s;
+			return nword;
+		for (; *s && *s != ' '; s++) {
+			const char *e;
+			if (*s == '\'' || (dq && *s == '"')) {
+				/* '...' is literal; "..." only without $ ` \ inside */
+				e = *s == '\'' ? strchr(s + 1, '\'') : s + 1 + strcspn(s + 1, "\"$`\\");
+				if (!e || *e != *s)
+					return -1;
+				buf_push(out, s + 1, (size_t)(e - s - 1));
+				s = e;
 			} else if (*s == '\\' && s[1] == '\'') {
-				if (!nword)
-					buf_putc(&first, '\'');
+				buf_putc(out, '\'');
 				s++;
 			} else if (sh_safe((unsigned char)*s, false)) {
-				if (!nword)
-					buf_putc(&first, *s);
+				buf_putc(out, *s);
 			} else {
-				ok = false;
+				return -1;
 			}
 		}
-		if (!ok)
-			break;
+		buf_putc(out, '\0');
 		nword++;
 	}
+}
+
+bool
+sh_plain_command(const char *s)
+{
+	struct buf w = {0};
+	long nword = sh_literal_words(s, false, &w);
+	bool ok;
+	size_t i;
+
 	/* an empty or assigning first word is no command name */
-	ok = ok && nword && first.len && !memchr(first.data, '=', first.len);
+	ok = nword > 0 && w.data[0] && !strchr(w.data, '=');
 	for (i = 0; ok && i < LEN(sh_builtins); i++)
-		ok = strcmp(buf_str(&first), sh_builtins[i]) != 0;
-	buf_free(&first);
+		ok = strcmp(w.data, sh_builtins[i]) != 0;
+	buf_free(&w);
 	return ok;
 }

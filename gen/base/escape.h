@@ -75,6 +75,13 @@ int sh_split(struct arena *a, const char *s, char ***words);
  * tag with a number) is no line of body. */
 void sh_heredoc(struct buf *b, const char *tag, const char *body);
 
+/* Splits s, shell text of literal words as sh_quote writes them (bare safe
+ * bytes, '...', \') and, when dq, "..." with no $ ` \ inside, into the
+ * words the shell would pass: each appended to out with its NUL. Returns
+ * their count, or -1 when s holds anything else (an expansion, an
+ * operator, a newline, an open quote). */
+long sh_literal_words(const char *s, bool dq, struct buf *out);
+
 /* Returns whether s (shell text) is one simple command of literal words,
  * as sh_quote writes them (bare safe bytes, '...', \'), whose first word
  * is no assignment, bash keyword or builtin: then `exec s` runs what

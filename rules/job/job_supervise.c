@@ -128,12 +128,55 @@ end_all(pid_t script)
 
 extern char **environ;
 
-/* Starts bash run.sh as a process group of its own, with the default
- * actions and unblocked signals a fresh process has. posix_spawn: no copy of
- * our memory for a child that only execs (vfork's way, without its
- * pitfalls). Returns its pid, or -1 after reporting. */
+/* Starts run.sh's command itself when bash is not needed for it (see
+ * job_plain.c): the same redirections, environment and file as bash's
+ * exec. Returns its pid, or -1 when bash is to run the script. */
 static pid_t
-spawn_script(const struct job *j)
+spawn_plain(struct job *j, const posix_spawnattr_t *at)
+{
+	struct buf script = {0}, vars = {0};
+	posix_spawn_file_actions_t fa;
+	struct job_plain p;
+	const char *file;
+	char **argv, **envp, *w;
+	pid_t pid = -1;
+	size_t i;
+	bool have_vars = access("env_vars.sh", R_OK) == 0;
+
+	job_slurp("env_vars.sh", &vars);
+	if (!job_slurp("run.sh", &script) || strlen(script.data) != script.len ||
+	    strlen(buf_str(&vars)) != vars.len || !job_plain_parse(script.data, have_vars ? buf_str(&vars) : NULL, &p)) {
+		buf_free(&script);
+		buf_free(&vars);
+		return -1;
+	}
+	argv = arena_alloc(&j->arena, (p.nword + 1) * sizeof(*argv));
+	for (w = p.words.data, i = 0; i < p.nword; i++, w += strlen(w) + 1)
+		argv[i] = w;
+	argv[i] = NULL;
+	envp = job_plain_env(&j->arena, &p, environ);
+	file = envp ? job_plain_path(&j->arena, envp, argv[0]) : NULL;
+	if (file && posix_spawn_file_actions_init(&fa) == 0) {
+		if (!p.redirect ||
+		    (posix_spawn_file_actions_addopen(&fa, 1, "stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0666) == 0 &&
+		     posix_spawn_file_actions_addopen(&fa, 2, "stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0666) == 0))
+			if (posix_spawn(&pid, file, &fa, at, argv, envp) != 0)
+				pid = -1; /* bash then says why, as it would have */
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	job_plain_free(&p);
+	buf_free(&script);
+	buf_free(&vars);
+	return pid;
+}
+
+/* Starts run.sh as a process group of its own, with the default actions
+ * and unblocked signals a fresh process has: its command itself when the
+ * script needs no bash, else bash run.sh. posix_spawn: no copy of our
+ * memory for a child that only execs (vfork's way, without its pitfalls).
+ * Returns its pid (*via: "exec" or "bash"), or -1 after reporting. */
+static pid_t
+spawn_script(struct job *j, const char **via)
 {
 	char a0[] = "bash", a1[] = "run.sh", *argv[] = {a0, a1, NULL};
 	posix_spawnattr_t at;
@@ -154,7 +197,10 @@ spawn_script(const struct job *j)
 		posix_spawnattr_setpgroup(&at, 0);
 		posix_spawnattr_setsigmask(&at, &mask);
 		posix_spawnattr_setsigdefault(&at, &def);
-		rc = posix_spawn(&pid, "/bin/bash", NULL, &at, argv, environ);
+		pid = spawn_plain(j, &at);
+		*via = pid < 0 ? "bash" : "exec";
+		if (pid < 0)
+			rc = posix_spawn(&pid, "/bin/bash", NULL, &at, argv, environ);
 		if (rc == ENOENT)
 			rc = posix_spawnp(&pid, "bash", NULL, &at, argv, environ);
 		posix_spawnattr_destroy(&at);
@@ -189,7 +235,8 @@ job_supervise(struct job *j, long grace_s)
 {
 	double deadline = 0, kill_at = 0, t;
 	bool timed_out = false, cancelled = false, ended = false;
-	char text[160], host[256];
+	char text[400], host[256];
+	const char *via = "bash";
 	pid_t self, script, w;
 	int status = 0, fd, sig;
 
@@ -215,11 +262,12 @@ job_supervise(struct job *j, long grace_s)
 		strcpy(host, "localhost");
 	host[sizeof(host) - 1] = '\0';
 	t = job_now();
-	snprintf(text, sizeof(text), "start=%lld\nhost=%s\njob=%ld\n", (long long)t, host, (long)self);
-	record("kunai.start", text);
 	if (j->time_limit > 0)
 		deadline = t + (double)j->time_limit;
-	script = spawn_script(j);
+	script = spawn_script(j, &via);
+	/* after the start: it says how the script runs (via=exec: without bash) */
+	snprintf(text, sizeof(text), "start=%lld\nhost=%s\njob=%ld\nvia=%s\n", (long long)t, host, (long)self, via);
+	record("kunai.start", text);
 	if (script < 0) {
 		record("kunai.exit", "127\n");
 		_exit(127);
