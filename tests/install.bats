@@ -325,3 +325,13 @@ T
 	grep -qx -- '$(touch' "$SRUN_LOG"
 	[ ! -e pwned ] && [ ! -e pwned2 ] && [ ! -e out/pwned ] && [ ! -e out/pwned2 ]
 }
+
+@test "a run that needs one installable names it through its set's short phony too" {
+	printf 'name = "e"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "true"\n' >tests/e.toml
+	printf 'name = "s"\n[[Tests]]\nid = "e"\ntest_name = "e"\niterations = 2\n' >scenario.toml
+	run k gen
+	[ "$status" -eq 0 ]
+	grep -qx 'build e/0/kunai.stamp: run e/0/cloudai_sbatch_script.sh || installables/set-1' out/build.ninja
+	grep -qx 'build installables/set-1: phony installables/slurm-metadata.sh.stamp' out/build.ninja
+	[ "$(grep -c '^build installables/set-' out/build.ninja)" -eq 1 ]
+}

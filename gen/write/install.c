@@ -404,24 +404,12 @@ install_spec(const struct campaign *c, const struct install_set *s, const struct
 	}
 }
 
-static void
-set_node(const struct install_set *s, size_t k, struct buf *out)
-{
-	size_t o = s->set_off[k];
-
-	if (s->set_off[k + 1] - o == 1) {
-		buf_puts(out, " installables/");
-		ninja_escape_path(out, s->items[s->refs[o]].name);
-		buf_puts(out, ".stamp");
-	} else
-		buf_printf(out, " installables/set-%zu", k + 1);
-}
-
 void
 install_run_deps(const struct install_set *s, size_t i, struct buf *out)
 {
+	/* a short name, even for a set of one: every run edge carries it */
 	if (s && s->order_runs && s->run_set[i])
-		set_node(s, s->run_set[i] - 1, out);
+		buf_printf(out, " installables/set-%zu", s->run_set[i]);
 }
 
 void
@@ -453,8 +441,6 @@ install_edges(const struct install_set *s, struct buf *out)
 	/* the sets that runs need, each named once: a run edge names one node */
 	for (i = 0; s->order_runs && i < s->n_sets; i++) {
 		size_t k;
-		if (s->set_off[i + 1] - s->set_off[i] == 1)
-			continue;
 		buf_printf(out, "build installables/set-%zu: phony", i + 1);
 		for (k = s->set_off[i]; k < s->set_off[i + 1]; k++) {
 			buf_puts(out, " installables/");
