@@ -44,10 +44,21 @@ setup() {
 	export PATH="$W/bin:$PATH"
 }
 
-teardown() {
-	# nothing may outlive a test: kill what is left by pid (and say so)
-	local p
+# leftovers: the pids of this test's `sleep 4711` (its cwd under $W): a
+# suite running beside this one has its own
+leftovers() {
+	local p d w
+	w=$(cd "$W" && pwd -P)
 	for p in $(pgrep -f 'sleep 4711'); do
+		d=$(readlink "/proc/$p/cwd" 2>/dev/null) || continue
+		case $d in "$w"/*) echo "$p" ;; esac
+	done
+}
+
+teardown() {
+	# nothing may outlive a test: kill what is left by pid
+	local p
+	for p in $(leftovers); do
 		kill -9 "$p" 2>/dev/null
 	done
 }
@@ -197,7 +208,7 @@ time_limit = "2s"'
 	# the supervisor's exit record: the status, and that the limit ended it
 	[ "$(head -n 1 "$B/l/0/kunai.exit")" = 143 ]
 	grep -qx 'limit=timeout' "$B/l/0/kunai.exit"
-	! pgrep -f 'sleep 4711'
+	[ -z "$(leftovers)" ]
 }
 
 @test "time limit without the driver: a job whose ninja and kunai job were killed stops at its limit" {
@@ -212,7 +223,7 @@ time_limit = "3s"'
 	kill -9 $(drivers)
 	# nobody watches it now: its own supervisor ends it at 3 s
 	wait_for "$B/l/0/kunai.exit" 8
-	! pgrep -f 'sleep 4711'
+	[ -z "$(leftovers)" ]
 	grep -qx 'limit=timeout' "$B/l/0/kunai.exit"
 	run "$NINJA" -C "$B" run
 	[ "$status" -ne 0 ]
@@ -234,7 +245,7 @@ test_name = "leak"'
 	[ "$(jf "$B/k/0/job.json" outcome)" = passed ]
 	sleep 3
 	[ ! -e "$B/leak" ] && [ ! -e "$B/leak2" ]
-	! pgrep -f 'sleep 4711'
+	[ -z "$(leftovers)" ]
 }
 
 @test "start_post_init and start_post_comp with delays, end_post_comp stops the other run" {
@@ -277,7 +288,7 @@ test_name = "long"
 	[ "$(jf "$B/s/0/job.json" outcome)" = passed ]
 	[ "$(jf "$B/s/0/job.json" reason)" = "stopped: a completed" ]
 	[ -f "$B/s/0/kunai.stamp" ]
-	! pgrep -f 'sleep 4711'
+	[ -z "$(leftovers)" ]
 	run "$NINJA" -C "$B" run
 	[[ "$output" == *"ninja: no work to do."* ]]
 }
@@ -298,7 +309,7 @@ test_name = "long"'
 	status=0; wait "$NPID" || status=$?
 	[ "$status" -ne 0 ]
 	grep -q 'interrupted by user' "$W/ninja.log"
-	! pgrep -f 'sleep 4711'
+	[ -z "$(leftovers)" ]
 	for d in x/0 y/0; do
 		[ "$(jf "$B/$d/job.json" outcome)" = cancelled ]
 		[ "$(jf "$B/$d/job.json" state)" = CANCELLED ]
