@@ -22,7 +22,7 @@
 /* The path variables gen assigns (not exported: no command sees them). */
 static const char *const assigned[] = {"RUN_DIR", "BUILD_DIR", "INSTALL_DIR"};
 
-/* Whether s (up to end) is a name; *len gets its length. */
+/* The length of the shell name s starts with, 0 when it starts none. */
 static size_t
 name_len(const char *s)
 {
