@@ -389,6 +389,43 @@ test_plain(void)
 	buf_free(&w);
 }
 
+/* job_plain_env: the environment bash would hand on, or NULL where bash
+ * acts on it in a way of its own */
+static void
+test_plain_env(void)
+{
+	char *base[] = {"A=1", "SHLVL=3", "_=/usr/bin/ninja", "OLDPWD=/nonexistent-kunai", "PWD=/", NULL};
+	char *bad[][3] = {{"BASH_ENV=x", NULL}, {"SHLVL=999", NULL}, {"SHLVL=07", NULL}, {"SHELLOPTS=x", NULL},
+	                  {"NOEQUALS", NULL}, {"BUILD_DIR=/x", NULL}};
+	struct job_plain p;
+	struct arena a = {0};
+	struct buf t = {0};
+	char **v;
+	size_t i;
+
+	ok(job_plain_parse("#!/bin/bash\nBUILD_DIR=${RUN_DIR%/*/*}\nexport A=2\nexport Z='z z'\nexec env\n", "", &p),
+	   "plain script for the environment");
+	v = job_plain_env(&a, &p, base);
+	for (i = 0; v && v[i]; i++)
+		buf_printf(&t, "%.*s|", (int)(strncmp(v[i], "PWD=", 4) ? strlen(v[i]) : 4), v[i]);
+	ok(v && strcmp(buf_str(&t), "A=2|SHLVL=3|PWD=|Z=z z|") == 0,
+	   "exports replace or add, $_ and an OLDPWD that is no dir go, PWD is this dir: %s", buf_str(&t));
+	for (i = 0; i < LEN(bad); i++)
+		ok(!job_plain_env(&a, &p, bad[i]), "%s: bash's", bad[i][0]);
+	v = job_plain_env(&a, &p, (char *[]){NULL});
+	ok(v && v[0] && v[1] && v[2] && v[3] && !v[4] && !strcmp(v[0], "A=2") && !strcmp(v[1], "Z=z z") &&
+	       !strncmp(v[2], "PWD=/", 5) && !strcmp(v[3], "SHLVL=0"),
+	   "an empty environment gets the exports, PWD and SHLVL=0");
+	ok(job_plain_path(&a, (char *[]){"PATH=/nonexistent-kunai:/bin:/usr/bin", NULL}, "sh") &&
+	   !job_plain_path(&a, (char *[]){"PATH=/nonexistent-kunai", NULL}, "sh") &&
+	   !job_plain_path(&a, (char *[]){NULL}, "sh") &&
+	   strcmp(job_plain_path(&a, (char *[]){NULL}, "./x"), "./x") == 0,
+	   "PATH search: found, not found, no PATH, a path");
+	job_plain_free(&p);
+	arena_free(&a);
+	buf_free(&t);
+}
+
 int
 main(void)
 {
@@ -404,5 +441,6 @@ main(void)
 	test_k8s();
 	test_batch();
 	test_plain();
+	test_plain_env();
 	return tap_done();
 }
