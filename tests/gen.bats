@@ -429,6 +429,26 @@ T
 	[ "$(printf '%s\n' "$output" | grep -o 'RUN a/[0-9]*' | head -n 3 | tr '\n' ' ')" = "RUN a/0 RUN a/1 RUN a/2 " ]
 }
 
+@test "a sweep of more than 500 points: its iteration node and its alias name phonies of 500, in order" {
+	printf 'name = "p"\n[[Tests]]\nid = "a"\ntest_name = "sleep"\niterations = 2\n[Tests.cmd_args]\nseconds = [%s]\n[[Tests]]\nid = "b"\ntest_name = "sleep2"\n  [[Tests.dependencies]]\n  type = "start_post_comp"\n  id = "a"\n' \
+		"$(seq -s, 1 1200)" >"$W/c/scenario.toml"
+	gen "$W/out" >/dev/null
+	b=$W/out/build.ninja
+	# iteration 1 waits for every point of iteration 0, b for all of a's
+	[ "$(sed -n 's/^build a\/0\/kunai\.iteration: phony //p' "$b")" = "$(seq -s ' ' -f 'a/0/kunai.iteration.%g' 0 2)" ]
+	[ "$(sed -n 's/^build a\/0\/kunai\.iteration\.[0-9]: phony //p' "$b" | wc -w)" -eq 1200 ]
+	[ "$(sed -n 's/^build a: phony //p' "$b")" = "$(seq -s ' ' -f 'a/kunai.runs.%g' 0 2)" ]
+	[ "$(sed -n 's/^build a\/kunai\.runs\.[0-9]: phony //p' "$b" | tr ' ' '\n' | grep -c '^a/1/[0-9]*/kunai.stamp$')" -eq 1200 ]
+	# no edge names more than 500 files (ninja rescans them as each is built)
+	[ "$(awk '$1 == "build" && NF > 503' "$b" | wc -l)" -eq 0 ]
+	run ninja -C "$W/out" -n run
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[2401/2401] RUN b/0/kunai.stamp" ]]
+	last0=$(printf '%s\n' "$output" | grep -n 'RUN a/0/' | tail -n 1 | cut -d: -f1)
+	first1=$(printf '%s\n' "$output" | grep -n 'RUN a/1/' | head -n 1 | cut -d: -f1)
+	[ "$last0" -lt "$first1" ]
+}
+
 @test "a pooled test that another starts after (start_post_init): its iterations never overlap" {
 	# a pool orders edges, not a start and its end: only the first
 	# iteration is split (START, then RUN), and the others wait for its end
