@@ -449,6 +449,19 @@ T
 	[ "$last0" -lt "$first1" ]
 }
 
+@test "run names more than 500 tests through phonies of 500 (.kunai/run.K)" {
+	seq 0 1199 | awk 'BEGIN { print "name = \"p\"" } { printf "[[Tests]]\nid = \"t%d\"\ntest_name = \"sleep\"\n", $1 }' \
+		>"$W/c/scenario.toml"
+	gen "$W/out" >/dev/null
+	b=$W/out/build.ninja
+	[ "$(sed -n 's/^build run: phony //p' "$b")" = ".kunai/run.0 .kunai/run.1 .kunai/run.2" ]
+	[ "$(sed -n 's/^build \.kunai\/run\.[0-9]: phony //p' "$b" | wc -w)" -eq 1200 ]
+	[ "$(sed -n 's/^build \.kunai\/run\.2: phony //p' "$b")" = "$(seq -s ' ' -f 't%g' 1000 1199)" ]
+	run ninja -C "$W/out" -n run
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c '] RUN t[0-9]*/0/kunai.stamp$')" -eq 1200 ]
+}
+
 @test "a pooled test that another starts after (start_post_init): its iterations never overlap" {
 	# a pool orders edges, not a start and its end: only the first
 	# iteration is split (START, then RUN), and the others wait for its end

@@ -586,7 +586,7 @@ m_load_scenario(struct mctx *c, struct mfile *f, const struct pool *tests, bool 
 			if (!hook && sc->cases[sc->n_cases].id &&
 			    model_reserved_id(sc->cases[sc->n_cases].id))
 				merr(c, ikv->value->pos,
-				     "test id '%s' is reserved for kunai's own ninja target",
+				     "test id '%s' is reserved: a target or file of kunai's build dir has that name",
 				     sc->cases[sc->n_cases].id);
 			if (sc->cases[sc->n_cases].id &&
 			    (j = id_find(&ix, sc, sc->cases[sc->n_cases].id, true, sc->n_cases)) != SIZE_MAX)

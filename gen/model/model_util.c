@@ -281,8 +281,9 @@ model_expand_hostlist(struct arena *a, const char *spec, struct strlist *out)
 /* The aliases build.ninja defines, the build dir's own files, and ninja's
  * own tool names: a test id (also a phony target) must not take them. */
 static const char *const model_reserved_ids[] = {
-	"run", "report", "scripts", "always", "build.ninja", "local.ninja", "kunai.json",
-	"clean", "all", "default", "prepare", "cleanup", "phases", NULL,
+	"run", "report", "scripts", "always", "build.ninja", "local.ninja", "kunai.json", "report.ninja",
+	"clean", "all", "default", "prepare", "cleanup", "phases", "install", "uninstall", "installables",
+	".kunai", ".ninja_log", ".ninja_deps", NULL,
 };
 
 bool

@@ -610,12 +610,22 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 	install_edges(inst, b);
 	/* gen wrote every script; ninja regenerates them with build.ninja */
 	buf_puts(b, "build scripts: phony\n");
-	/* run depends on the per-case aliases, not on every stamp: ninja checks
-	 * all inputs of a waiting edge each time one finishes */
-	buf_puts(b, "build run: phony");
-	for (i = 0; i < sc->n_cases; i++) {
+	/* run depends on the per-case aliases, not on every stamp, and past
+	 * INPUT_GROUP tests on phonies of them (.kunai/run.K): ninja checks all
+	 * inputs of a waiting edge each time one finishes */
+	for (i = 0; sc->n_cases > INPUT_GROUP && i < sc->n_cases; i++) {
+		if (i % INPUT_GROUP == 0)
+			buf_printf(b, "%sbuild .kunai/run.%zu: phony", i ? "\n" : "", i / INPUT_GROUP);
 		buf_putc(b, ' ');
 		ninja_escape_path(b, sc->cases[i].id);
+	}
+	buf_puts(b, sc->n_cases > INPUT_GROUP ? "\nbuild run: phony" : "build run: phony");
+	for (i = 0; i < sc->n_cases; i += sc->n_cases > INPUT_GROUP ? INPUT_GROUP : 1) {
+		buf_putc(b, ' ');
+		if (sc->n_cases > INPUT_GROUP)
+			buf_printf(b, ".kunai/run.%zu", i / INPUT_GROUP);
+		else
+			ninja_escape_path(b, sc->cases[i].id);
 	}
 	buf_puts(b, "\n\ndefault run\n");
 	free(started);
