@@ -449,6 +449,19 @@ T
 	[ "$last0" -lt "$first1" ]
 }
 
+@test "threads that share a parent dir (a sweep's iteration) both make it: every fresh gen succeeds" {
+	# 8 threads each make run dirs of one iteration dir; one used to fail
+	# with "mkdir a/0: File exists" where another made it first (5 in 40)
+	printf 'name = "p"\n[[Tests]]\nid = "a"\ntest_name = "sleep"\n[Tests.cmd_args]\nseconds = [%s]\n' \
+		"$(seq -s, 1 4096)" >"$W/c/scenario.toml"
+	for i in $(seq 20); do
+		rm -rf "$W/out"
+		KUNAI_GEN_THREADS=8 gen "$W/out" >/dev/null
+	done
+	[ "$(find "$W/out/a/0" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 4096 ]
+	[ ! -e "$W/out/.kunai/journal" ]
+}
+
 @test "run names more than 500 tests through phonies of 500 (.kunai/run.K)" {
 	seq 0 1199 | awk 'BEGIN { print "name = \"p\"" } { printf "[[Tests]]\nid = \"t%d\"\ntest_name = \"sleep\"\n", $1 }' \
 		>"$W/c/scenario.toml"

@@ -73,14 +73,22 @@ sink_dir(struct sink *s, int at, const char *rel, size_t missing)
 	buf_puts(&p, rel);
 	buf_putc(&p, '/');
 	for (c = p.data + missing; ok && c; c = strchr(c + 1, '/')) {
+		struct stat st;
 		*c = '\0';
 		if (!s->fresh && !journal_note(s->jr, JOURNAL_DIR, p.data)) {
 			ok = false;
-		} else if (mkdirat(at, p.data, 0777) != 0 && (s->fresh || errno != EEXIST)) {
+		} else if (mkdirat(at, p.data, 0777) == 0) {
+			s->fresh = true;
+		} else if (errno == EEXIST && fstatat(at, p.data, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		           S_ISDIR(st.st_mode)) {
+			/* made meanwhile by another thread of this gen (a parent
+			 * their run dirs share), which journaled it: used as it
+			 * is, and what goes below it is journaled again */
+			s->fresh = false;
+		} else {
 			warn("mkdir %s/%s:", s->root, p.data);
 			ok = false;
 		}
-		s->fresh = true;
 		*c = '/';
 	}
 	buf_free(&p);
