@@ -58,6 +58,14 @@ static bool
 	return t;
 }
 
+/* The phony that names the stamps of a sweep's iteration (r one of its
+ * runs), unescaped, appended to p. */
+static void
+iteration_name(struct buf *p, const struct run *r)
+{
+	buf_printf(p, "%s/%d/kunai.iteration", r->tc->id, r->iteration);
+}
+
 /* The node that stands for one iteration of a case (its runs from first):
  * the run's stamp, or with a sweep the phony that names the point's stamps. */
 static void
@@ -70,7 +78,7 @@ iteration_node(struct buf *b, const struct runlist *rl, size_t first, size_t per
 		path_in(b, r->dir, "kunai.stamp");
 		return;
 	}
-	buf_printf(&p, "%s/%d/kunai.iteration", r->tc->id, r->iteration);
+	iteration_name(&p, r);
 	ninja_escape_path(b, p.data);
 	buf_free(&p);
 }
@@ -575,7 +583,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 			 * its points, and the next iteration's runs name the phony */
 			if (!n_pools && r->per_iter > 1 && i + 1 < to && rl->items[i + 1].iteration != r->iteration) {
 				iter.len = 0;
-				buf_printf(&iter, "%s/%d/kunai.iteration", tc->id, r->iteration);
+				iteration_name(&iter, r);
 				phony_of_runs(b, iter.data, iter.data, rl, i + 1 - r->per_iter, i + 1);
 			}
 		}
