@@ -7,7 +7,7 @@
 #include "util.h"
 
 static bool
-sh_safe(unsigned char c, bool cont)
+safe(unsigned char c, bool cont)
 {
 	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
 		return true;
@@ -20,12 +20,18 @@ sh_safe(unsigned char c, bool cont)
 	return false;
 }
 
+bool
+sh_safe(int c)
+{
+	return safe((unsigned char)c, false);
+}
+
 static void
 quote(struct buf *b, const char *s, bool cont)
 {
 	const char *p;
 
-	for (p = s; *p && sh_safe((unsigned char)*p, cont); p++)
+	for (p = s; *p && safe((unsigned char)*p, cont); p++)
 		;
 	if (*s && !*p) {
 		buf_puts(b, s);
@@ -609,7 +615,7 @@ sh_literal_words(const char *s, bool dq, struct buf *out)
 			} else if (*s == '\\' && s[1] == '\'') {
 				buf_putc(out, '\'');
 				s++;
-			} else if (sh_safe((unsigned char)*s, false)) {
+			} else if (safe((unsigned char)*s, false)) {
 				buf_putc(out, *s);
 			} else {
 				return -1;

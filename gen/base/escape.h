@@ -88,6 +88,9 @@ long sh_literal_words(const char *s, bool dq, struct buf *out);
  * `bash -c s` would, without the second bash. */
 bool sh_plain_command(const char *s);
 
+/* Whether byte c needs no quoting in a shell word (sh_quote leaves it bare). */
+bool sh_safe(int c);
+
 /* Returns whether s is a valid shell variable name ([A-Za-z_][A-Za-z0-9_]*). */
 bool sh_is_name(const char *s);
 

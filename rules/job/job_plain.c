@@ -77,9 +77,7 @@ quiet_value(const char *v)
 			v = e + 1;
 		} else if ((n = quiet_ref(v))) {
 			v += n;
-		} else if (*v == '/' || *v == '.' || *v == '-' || *v == '_' || *v == ':' || *v == ',' || *v == '+' ||
-		           *v == '@' || *v == '%' || (*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'z') ||
-		           (*v >= 'A' && *v <= 'Z') || (dq && *v == ' ')) {
+		} else if (sh_safe(*v) || (dq && *v == ' ')) {
 			v++;
 		} else {
 			return false;
@@ -178,10 +176,10 @@ script_line(struct job_plain *p, const char *line)
 	if (!*line || *line == '#')
 		return true;
 	if (strncmp(line, "exec ", 5) == 0 && line[5] != '>') {
-		if (line[5] == '-' || sh_literal_words(line + 5, true, &p->words) < 1 || !p->words.data[0])
+		long n = line[5] == '-' ? -1 : sh_literal_words(line + 5, true, &p->words);
+		if (n < 1 || !p->words.data[0])
 			return false;
-		for (i = 0; i < p->words.len; i++)
-			p->nword += p->words.data[i] == '\0';
+		p->nword = (size_t)n;
 		return true;
 	}
 	p->commands++;
