@@ -33,8 +33,8 @@ rules_file(enum sched s)
 	return "standalone.ninja";
 }
 
-static void
-path_in(struct buf *b, const char *dir, const char *file)
+void
+ninja_path_in(struct buf *b, const char *dir, const char *file)
 {
 	struct buf p = {0};
 
@@ -75,7 +75,7 @@ iteration_node(struct buf *b, const struct runlist *rl, size_t first, size_t per
 	struct buf p = {0};
 
 	if (per_iter == 1) {
-		path_in(b, r->dir, "kunai.stamp");
+		ninja_path_in(b, r->dir, "kunai.stamp");
 		return;
 	}
 	iteration_name(&p, r);
@@ -91,9 +91,9 @@ matrix_outputs(struct buf *b, const struct run *r)
 	if (!r->matrix_out)
 		return;
 	buf_puts(b, " | ");
-	path_in(b, r->dir, "nccl_matrix.txt");
+	ninja_path_in(b, r->dir, "nccl_matrix.txt");
 	buf_putc(b, ' ');
-	path_in(b, r->dir, "ucc_matrix.txt");
+	ninja_path_in(b, r->dir, "ucc_matrix.txt");
 }
 
 /* The dependencies of a case's runs, as comments (once, above its first run). */
@@ -129,14 +129,14 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 
 	buf_puts(b, "build ");
 	/* submit and wait for the start; the run edge then waits for the end */
-	path_in(b, r->dir, started ? "kunai.started" : "kunai.stamp");
+	ninja_path_in(b, r->dir, started ? "kunai.started" : "kunai.stamp");
 	if (!started)
 		matrix_outputs(b, r);
 	buf_puts(b, started ? ": start" : ": run");
 	if (seq_pool)
 		buf_printf(b, "_%s", seq_pool);
 	buf_putc(b, ' ');
-	path_in(b, r->dir, script);
+	ninja_path_in(b, r->dir, script);
 	/* the script holds the run's environment; hooks keep theirs apart; a
 	 * DeepEP matrix is read from the run that wrote it */
 	if (r->hook_env.len || r->matrix_dir) {
@@ -147,7 +147,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		}
 		if (r->matrix_dir) {
 			buf_putc(b, ' ');
-			path_in(b, r->matrix_dir, r->def->wl->deepep_matrix);
+			ninja_path_in(b, r->matrix_dir, r->def->wl->deepep_matrix);
 		}
 	}
 	/* the previous iteration and the cases this one starts after, each
@@ -160,7 +160,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	if (first) {
 		buf_puts(b, " || ");
 		bar = true;
-		path_in(b, first->dir, "kunai.stamp");
+		ninja_path_in(b, first->dir, "kunai.stamp");
 	}
 	for (j = 0; j < r->n_deps && !chained; j++) {
 		if (r->deps[j].type == DEP_END_POST_COMP)
@@ -168,7 +168,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		buf_puts(b, bar ? " " : " || ");
 		bar = true;
 		if (r->deps[j].type == DEP_START_POST_INIT)
-			path_in(b, r->deps[j].first_dir, "kunai.started");
+			ninja_path_in(b, r->deps[j].first_dir, "kunai.started");
 		else
 			ninja_escape_path(b, sc->cases[r->deps[j].case_index].id);
 	}
@@ -198,215 +198,47 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	buf_putc(b, '\n');
 	if (started) {
 		buf_puts(b, "build ");
-		path_in(b, r->dir, "kunai.stamp");
+		ninja_path_in(b, r->dir, "kunai.stamp");
 		matrix_outputs(b, r);
 		buf_puts(b, ": run");
 		if (seq_pool)
 			buf_printf(b, "_%s", seq_pool);
 		buf_putc(b, ' ');
-		path_in(b, r->dir, "kunai.started");
+		ninja_path_in(b, r->dir, "kunai.started");
 		buf_putc(b, '\n');
 	}
 }
 
-/* Does run i's test case have an overlay, and is run i its first run? (A
- * case's runs are contiguous in rl.) */
-static const char *
-overlay_kind(const struct runlist *rl, size_t i)
-{
-	if (i && rl->items[i - 1].tc == rl->items[i].tc)
-		return NULL;
-	return workload_plot(rl->items[i].def->wl);
-}
-
-/* ninja rescans a waiting edge's inputs each time one of them is built:
- * an edge naming n files costs n^2, so an edge that would name more than
- * INPUT_GROUP of them names phonies of INPUT_GROUP each instead. */
-enum { PLOT_BATCH = 64, INPUT_GROUP = 500 };
-
 /* The runs [from, to)'s FILE as an edge's inputs, appended to list (each
- * after a blank): the files themselves, or past INPUT_GROUP runs the
- * phonies NAME.K of INPUT_GROUP files each, written to b. */
-static void
-grouped_runs(struct buf *b, struct buf *list, const struct runlist *rl, size_t from, size_t to, const char *name,
+ * after a blank): the files themselves, or past NINJA_INPUT_GROUP runs the
+ * phonies NAME.K of NINJA_INPUT_GROUP files each, written to b. */
+void
+ninja_grouped_runs(struct buf *b, struct buf *list, const struct runlist *rl, size_t from, size_t to, const char *name,
              const char *file)
 {
-	bool grouped = to - from > INPUT_GROUP;
+	bool grouped = to - from > NINJA_INPUT_GROUP;
 	struct buf g = {0};
 	size_t i, k;
 
-	for (k = from; k < to; k += grouped ? INPUT_GROUP : 1) {
+	for (k = from; k < to; k += grouped ? NINJA_INPUT_GROUP : 1) {
 		buf_putc(list, ' ');
 		if (!grouped) {
-			path_in(list, rl->items[k].dir, file);
+			ninja_path_in(list, rl->items[k].dir, file);
 			continue;
 		}
 		g.len = 0;
-		buf_printf(&g, "%s.%zu", name, (k - from) / INPUT_GROUP);
+		buf_printf(&g, "%s.%zu", name, (k - from) / NINJA_INPUT_GROUP);
 		ninja_escape_path(list, g.data);
 		buf_puts(b, "build ");
 		ninja_escape_path(b, g.data);
 		buf_puts(b, ": phony");
-		for (i = k; i < to && i < k + INPUT_GROUP; i++) {
+		for (i = k; i < to && i < k + NINJA_INPUT_GROUP; i++) {
 			buf_putc(b, ' ');
-			path_in(b, rl->items[i].dir, file);
+			ninja_path_in(b, rl->items[i].dir, file);
 		}
 		buf_putc(b, '\n');
 	}
 	buf_free(&g);
-}
-
-/* One overlay plot per test that has plots (every run of it on one plot,
- * `kunai plot KIND --test ID`): after the summary (the graded outcomes it
- * highlights) and every report.json of the test, through phonies of
- * INPUT_GROUP (report/runs/STEM.K) for a test of more runs. Kept apart
- * from the per-run edges; listed in *svgs for the HTML edge, through
- * phonies (report/tests.K) where there are more than INPUT_GROUP. */
-static void
-overlay_edges(struct buf *b, const struct runlist *rl, struct buf *svgs)
-{
-	struct buf stem = {0}, q = {0}, tests = {0}, name = {0}, inputs = {0};
-	size_t i, end, n_tests = 0, n = 0;
-
-	for (i = 0; i < rl->len; i++)
-		n_tests += overlay_kind(rl, i) != NULL;
-	for (i = 0; i < rl->len; i++) {
-		const char *kind = overlay_kind(rl, i);
-		if (!kind)
-			continue;
-		stem.len = 0;
-		workload_test_stem(rl->items[i].tc->id, &stem);
-		if (n_tests <= INPUT_GROUP)
-			buf_puts(svgs, " report/plots/");
-		else if (n++ % INPUT_GROUP == 0) {
-			buf_printf(&tests, "%sbuild report/tests.%zu: phony report/plots/", n > 1 ? "\n" : "",
-			           (n - 1) / INPUT_GROUP);
-			buf_printf(svgs, " report/tests.%zu", (n - 1) / INPUT_GROUP);
-		} else
-			buf_puts(&tests, " report/plots/");
-		ninja_escape_path(n_tests <= INPUT_GROUP ? svgs : &tests, stem.data);
-		buf_puts(n_tests <= INPUT_GROUP ? svgs : &tests, ".svg");
-		for (end = i; end < rl->len && rl->items[end].tc == rl->items[i].tc; end++)
-			;
-		name.len = 0;
-		buf_printf(&name, "report/runs/%s", stem.data);
-		inputs.len = 0;
-		grouped_runs(b, &inputs, rl, i, end, name.data, "report.json");
-		buf_puts(b, "build report/plots/");
-		ninja_escape_path(b, stem.data);
-		buf_puts(b, ".svg: plot_test report/summary.json |");
-		buf_push(b, inputs.data, inputs.len);
-		q.len = 0;
-		sh_quote(&q, rl->items[i].tc->id);
-		buf_printf(b, "\n  kind = %s\n  test = ", kind);
-		ninja_escape_value(b, q.data);
-		buf_putc(b, '\n');
-	}
-	if (tests.len) {
-		buf_push(b, tests.data, tests.len);
-		buf_putc(b, '\n');
-	}
-	buf_free(&stem);
-	buf_free(&q);
-	buf_free(&tests);
-	buf_free(&name);
-	buf_free(&inputs);
-}
-
-/* `kunai report` grades every run whose report.json is older than its
- * results, then summarises: one process, whatever ran or not. It leaves
- * unchanged files untouched (restat), so only the plot batches of runs
- * whose report.json changed are drawn again; the HTML report comes last. */
-static void
-report_edges(struct buf *b, const struct runlist *rl)
-{
-	struct buf stem = {0}, svgs = {0};
-	bool bar = false;
-	size_t i, end;
-
-	buf_puts(b, "\nbuild always: phony\n");
-	buf_puts(b, "build report/summary.json");
-	for (i = 0; i < rl->len; i++) {
-		if (!workload_plot(rl->items[i].def->wl))
-			continue;
-		buf_puts(b, bar ? " " : " | ");
-		bar = true;
-		path_in(b, rl->items[i].dir, "report.json");
-	}
-	buf_puts(b, ": report | always\n");
-	for (i = 0; i < rl->len; i = end) {
-		const char *kind = workload_plot(rl->items[i].def->wl), *k;
-		size_t n = 0, j;
-		end = i + 1;
-		if (!kind)
-			continue;
-		/* the plots of up to PLOT_BATCH runs of one kind in a row: one
-		 * gnuplot draws them, whose start costs more than a plot */
-		for (end = i; end < rl->len && n < PLOT_BATCH; end++) {
-			if (!(k = workload_plot(rl->items[end].def->wl)))
-				continue;
-			if (strcmp(k, kind) != 0)
-				break;
-			n++;
-		}
-		buf_puts(b, "build");
-		for (j = i; j < end; j++) {
-			if (!workload_plot(rl->items[j].def->wl))
-				continue;
-			stem.len = 0;
-			workload_run_stem(j, rl->items[j].dir, &stem);
-			buf_puts(b, " report/plots/");
-			ninja_escape_path(b, stem.data);
-			buf_puts(b, ".svg");
-		}
-		buf_puts(b, ": plot");
-		for (j = i; j < end; j++)
-			if (workload_plot(rl->items[j].def->wl)) {
-				buf_putc(b, ' ');
-				path_in(b, rl->items[j].dir, "report.json");
-			}
-		buf_printf(b, "\n  kind = %s\n", kind);
-	}
-	overlay_edges(b, rl, &svgs);
-	/* the runs' plots, through phonies of INPUT_GROUP */
-	for (i = 0, end = 0; i < rl->len; i++) {
-		if (!workload_plot(rl->items[i].def->wl))
-			continue;
-		if (end % INPUT_GROUP == 0) {
-			buf_printf(b, "%sbuild report/plots.%zu: phony", end ? "\n" : "", end / INPUT_GROUP);
-			buf_printf(&svgs, " report/plots.%zu", end / INPUT_GROUP);
-		}
-		end++;
-		stem.len = 0;
-		workload_run_stem(i, rl->items[i].dir, &stem);
-		buf_puts(b, " report/plots/");
-		ninja_escape_path(b, stem.data);
-		buf_puts(b, ".svg");
-	}
-	if (end)
-		buf_putc(b, '\n');
-	buf_puts(b, "build report/index.html: html report/summary.json");
-	buf_push(b, svgs.data ? svgs.data : "", svgs.len);
-	buf_puts(b, "\nbuild report: phony report/index.html\n");
-	buf_free(&stem);
-	buf_free(&svgs);
-}
-
-void
-ninja_write_report(const struct campaign *c, const struct runlist *rl, struct buf *b)
-{
-	buf_puts(b, "# Generated by kunai gen; edits are lost when it regenerates.\n");
-	buf_puts(b, "# The report graph: `ninja report` builds it (ninja -f report.ninja), so\n");
-	buf_puts(b, "# that `ninja run` does not load an edge per plot. Its log is .kunai/report's.\n");
-	buf_puts(b, "ninja_required_version = 1.11\n");
-	buf_puts(b, "builddir = .kunai/report\n\n");
-	buf_puts(b, "include local.ninja\n");
-	buf_puts(b, "include $rulesdir/common.ninja\n\n");
-	buf_puts(b, "scenario = ");
-	ninja_escape_value(b, c->scenario->name);
-	buf_puts(b, "\n");
-	report_edges(b, rl);
-	buf_puts(b, "\ndefault report\n");
 }
 
 /* Iterations of a test run one after another. Up to this many, each waits
@@ -500,7 +332,7 @@ seq_pools(struct buf *b, size_t case_index, const struct runlist *rl, size_t fro
 }
 
 /* The phony node that names the stamps of runs [from, to): through
- * phonies GROUPS.K of INPUT_GROUP runs each where there are more. Each time
+ * phonies GROUPS.K of NINJA_INPUT_GROUP runs each where there are more. Each time
  * an input is built ninja scans a waiting edge's inputs from the first, so
  * one phony of every run would cost it time quadratic in the count
  * (minutes at 250,000 runs). */
@@ -510,7 +342,7 @@ phony_of_runs(struct buf *b, const char *node, const char *groups, const struct 
 {
 	struct buf inputs = {0};
 
-	grouped_runs(b, &inputs, rl, from, to, groups, "kunai.stamp");
+	ninja_grouped_runs(b, &inputs, rl, from, to, groups, "kunai.stamp");
 	buf_puts(b, "build ");
 	ninja_escape_path(b, node);
 	buf_puts(b, ": phony");
@@ -590,7 +422,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		/* the alias names the last iteration's runs: each iteration waits
 		 * (order-only) for every run of the one before, so building these
 		 * builds all of the test's runs, and the graph stays small; with
-		 * sequencing pools it names every run, INPUT_GROUP at a time */
+		 * sequencing pools it names every run, NINJA_INPUT_GROUP at a time */
 		for (i = to; !n_pools && i > from && rl->items[i - 1].iteration == rl->items[to - 1].iteration; i--)
 			;
 		alias_of_runs(b, tc->id, rl, n_pools ? from : i, to);
@@ -619,19 +451,19 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 	/* gen wrote every script; ninja regenerates them with build.ninja */
 	buf_puts(b, "build scripts: phony\n");
 	/* run depends on the per-case aliases, not on every stamp, and past
-	 * INPUT_GROUP tests on phonies of them (.kunai/run.K): ninja checks all
+	 * NINJA_INPUT_GROUP tests on phonies of them (.kunai/run.K): ninja checks all
 	 * inputs of a waiting edge each time one finishes */
-	for (i = 0; sc->n_cases > INPUT_GROUP && i < sc->n_cases; i++) {
-		if (i % INPUT_GROUP == 0)
-			buf_printf(b, "%sbuild .kunai/run.%zu: phony", i ? "\n" : "", i / INPUT_GROUP);
+	for (i = 0; sc->n_cases > NINJA_INPUT_GROUP && i < sc->n_cases; i++) {
+		if (i % NINJA_INPUT_GROUP == 0)
+			buf_printf(b, "%sbuild .kunai/run.%zu: phony", i ? "\n" : "", i / NINJA_INPUT_GROUP);
 		buf_putc(b, ' ');
 		ninja_escape_path(b, sc->cases[i].id);
 	}
-	buf_puts(b, sc->n_cases > INPUT_GROUP ? "\nbuild run: phony" : "build run: phony");
-	for (i = 0; i < sc->n_cases; i += sc->n_cases > INPUT_GROUP ? INPUT_GROUP : 1) {
+	buf_puts(b, sc->n_cases > NINJA_INPUT_GROUP ? "\nbuild run: phony" : "build run: phony");
+	for (i = 0; i < sc->n_cases; i += sc->n_cases > NINJA_INPUT_GROUP ? NINJA_INPUT_GROUP : 1) {
 		buf_putc(b, ' ');
-		if (sc->n_cases > INPUT_GROUP)
-			buf_printf(b, ".kunai/run.%zu", i / INPUT_GROUP);
+		if (sc->n_cases > NINJA_INPUT_GROUP)
+			buf_printf(b, ".kunai/run.%zu", i / NINJA_INPUT_GROUP);
 		else
 			ninja_escape_path(b, sc->cases[i].id);
 	}

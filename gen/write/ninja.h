@@ -14,6 +14,20 @@ struct runlist;
 /* Returns the job script's file name for a scheduler (in every run dir). */
 const char *ninja_script_name(enum sched s);
 
+/* ninja rescans a waiting edge's inputs each time one of them is built:
+ * an edge naming n files costs n^2, so an edge that would name more than
+ * NINJA_INPUT_GROUP of them names phonies of NINJA_INPUT_GROUP each instead. */
+enum { NINJA_INPUT_GROUP = 500 };
+
+/* Appends DIR/FILE, escaped for a ninja path. */
+void ninja_path_in(struct buf *b, const char *dir, const char *file);
+
+/* Appends the runs [from, to)'s FILE to list as an edge's inputs (each
+ * after a blank): the files themselves, or past NINJA_INPUT_GROUP runs the
+ * phonies NAME.K of NINJA_INPUT_GROUP files each, whose edges go to b. */
+void ninja_grouped_runs(struct buf *b, struct buf *list, const struct runlist *rl, size_t from, size_t to,
+                        const char *name, const char *file);
+
 /* Appends build.ninja: identical bytes for the same campaign anywhere; the
  * runs wait for what inst says they need. */
 void ninja_write_build(const struct campaign *c, const struct runlist *rl, const struct install_set *inst,
