@@ -83,32 +83,38 @@ iteration_node(struct buf *b, const struct runlist *rl, size_t first, size_t per
 	buf_free(&p);
 }
 
-/* The tests of one run that have no alias (NINJA_ALIAS_MAX, ninja.h): their run
- * by case index, NULL for a test that has one. */
-static const struct run **
-unaliased_cases(const struct scenario *sc, const struct runlist *rl)
+/* A case's runs (contiguous in rl): the first, and whether its id is a
+ * ninja target (not for a test of one run past NINJA_ALIAS_MAX tests). */
+struct case_runs {
+	const struct run *first;
+	bool alias;
+};
+
+/* Each case's runs, by case index. */
+static struct case_runs *
+case_runs(const struct scenario *sc, const struct runlist *rl)
 {
-	const struct run **alone = xcalloc(sc->n_cases + 1, sizeof(*alone));
+	struct case_runs *cr = xcalloc(sc->n_cases + 1, sizeof(*cr));
 	size_t i, from;
 
-	for (from = 0; sc->n_cases > NINJA_ALIAS_MAX && from < rl->len; from = i) {
+	for (from = 0; from < rl->len; from = i) {
 		for (i = from; i < rl->len && rl->items[i].tc == rl->items[from].tc; i++)
 			;
-		if (i - from == 1)
-			alone[rl->items[from].tc - sc->cases] = &rl->items[from];
+		cr[rl->items[from].tc - sc->cases].first = &rl->items[from];
+		cr[rl->items[from].tc - sc->cases].alias = i - from > 1 || sc->n_cases <= NINJA_ALIAS_MAX;
 	}
-	return alone;
+	return cr;
 }
 
 /* The node that stands for case k where others name it: its alias, or
  * the stamp of its one run. */
 static void
-case_node(struct buf *b, const struct scenario *sc, const struct run *const *alone, size_t k)
+case_node(struct buf *b, const struct scenario *sc, const struct case_runs *cr, size_t k)
 {
-	if (alone[k])
-		ninja_path_in(b, alone[k]->dir, "kunai.stamp");
-	else
+	if (cr[k].alias)
 		ninja_escape_path(b, sc->cases[k].id);
+	else
+		ninja_path_in(b, cr[k].first->dir, "kunai.stamp");
 }
 
 /* A MoEBenchmark or DeepEP run whose matrices other runs read names them
@@ -149,7 +155,7 @@ deps_comment(struct buf *b, const struct scenario *sc, const struct run *r)
 static void
 run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, const struct run *r,
          const char *script, bool started, const char *seq_pool, const struct run *first,
-         const struct install_set *inst, const struct run *const *alone)
+         const struct install_set *inst, const struct case_runs *cr)
 {
 	const struct scenario *sc = c->scenario;
 	bool bar = false, chained = !seq_pool && r->iteration > 0;
@@ -198,7 +204,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		if (r->deps[j].type == DEP_START_POST_INIT)
 			ninja_path_in(b, r->deps[j].first_dir, "kunai.started");
 		else
-			case_node(b, sc, alone, r->deps[j].case_index);
+			case_node(b, sc, cr, r->deps[j].case_index);
 	}
 	/* the campaign's prepare phase: a precondition, not an input (a
 	 * changed prepare reruns itself, not the runs) */
@@ -221,7 +227,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 			continue;
 		buf_puts(b, bar ? " " : " |@ ");
 		bar = true;
-		case_node(b, sc, alone, r->deps[j].case_index);
+		case_node(b, sc, cr, r->deps[j].case_index);
 	}
 	buf_putc(b, '\n');
 	if (started) {
@@ -398,7 +404,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 	const struct scenario *sc = c->scenario;
 	const char *script = ninja_script_name(c->system->scheduler);
 	bool *started = started_targets(sc), *chain = chained_cases(sc, rl);
-	const struct run **alone = unaliased_cases(sc, rl);
+	struct case_runs *cr = case_runs(sc, rl);
 	struct buf pool = {0}, iter = {0};
 	size_t i, from, to, n_pools;
 
@@ -439,7 +445,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 			first = n_pools && started[tc - sc->cases] && r->iteration > 0
 			        ? &rl->items[from + (i - from) % n_pools] : NULL;
 			run_edge(b, c, rl, r, script, started[tc - sc->cases] && !first, n_pools ? pool.data : NULL,
-			         first, inst, alone);
+			         first, inst, cr);
 			/* a sweep's iteration that another follows: one phony names
 			 * its points, and the next iteration's runs name the phony */
 			if (!n_pools && r->per_iter > 1 && i + 1 < to && rl->items[i + 1].iteration != r->iteration) {
@@ -454,7 +460,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		 * sequencing pools it names every run, NINJA_INPUT_GROUP at a time */
 		for (i = to; !n_pools && i > from && rl->items[i - 1].iteration == rl->items[to - 1].iteration; i--)
 			;
-		if (!alone[tc - sc->cases])
+		if (cr[tc - sc->cases].alias)
 			alias_of_runs(b, tc->id, rl, n_pools ? from : i, to);
 	}
 	buf_free(&pool);
@@ -487,7 +493,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		if (i % NINJA_INPUT_GROUP == 0)
 			buf_printf(b, "%sbuild .kunai/run.%zu: phony", i ? "\n" : "", i / NINJA_INPUT_GROUP);
 		buf_putc(b, ' ');
-		case_node(b, sc, alone, i);
+		case_node(b, sc, cr, i);
 	}
 	buf_puts(b, sc->n_cases > NINJA_INPUT_GROUP ? "\nbuild run: phony" : "build run: phony");
 	for (i = 0; i < sc->n_cases; i += sc->n_cases > NINJA_INPUT_GROUP ? NINJA_INPUT_GROUP : 1) {
@@ -495,12 +501,12 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		if (sc->n_cases > NINJA_INPUT_GROUP)
 			buf_printf(b, ".kunai/run.%zu", i / NINJA_INPUT_GROUP);
 		else
-			case_node(b, sc, alone, i);
+			case_node(b, sc, cr, i);
 	}
 	buf_puts(b, "\n\ndefault run\n");
 	free(started);
 	free(chain);
-	free(alone);
+	free(cr);
 }
 
 void
