@@ -131,6 +131,48 @@ k() {
 	grep -q '^build install: phony installables/slurm-metadata.sh.stamp installables/repo__v1.stamp$' $b
 }
 
+@test "a run that starts after a test of the same installs waits for them through it; other installs it names" {
+	cat >>scenario.toml <<'T'
+[[Tests]]
+id = "y1"
+test_name = "n1"
+  [[Tests.dependencies]]
+  type = "start_post_comp"
+  id = "x1"
+[[Tests]]
+id = "y2"
+test_name = "n1"
+  [[Tests.dependencies]]
+  type = "start_post_comp"
+  id = "a"
+[[Tests]]
+id = "y3"
+test_name = "n2"
+  [[Tests.dependencies]]
+  type = "start_post_init"
+  id = "x2"
+[[Tests]]
+id = "y4"
+test_name = "n1"
+  [[Tests.dependencies]]
+  type = "end_post_comp"
+  id = "x1"
+T
+	run k gen
+	[ "$status" -eq 0 ]
+	b=out/build.ninja
+	grep -qx 'build y1/0/kunai.stamp: run y1/0/cloudai_sbatch_script.sh || x1' $b
+	grep -qx 'build y2/0/kunai.stamp: run y2/0/cloudai_sbatch_script.sh || a installables/set-2' $b
+	grep -qx 'build y3/0/kunai.stamp: run y3/0/cloudai_sbatch_script.sh || x2/0/kunai.started' $b
+	grep -qx 'build x2/0/kunai.started: start x2/0/cloudai_sbatch_script.sh || installables/set-2' $b
+	grep -qx 'build y4/0/kunai.stamp: run y4/0/cloudai_sbatch_script.sh || installables/set-2 |@ x1' $b
+	# what y1 needs is built before it all the same: set-2's image, then x1
+	run ninja -C out -n y1
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | sed -n 's/^\[[0-9/]*\] //p' | grep -v '^Regenerating' | awk '{ print $2 }' | tr '\n' ' ')" = \
+		"installables/slurm-metadata.sh.stamp installables/nvcr.io_nvidia__pytorch__24.02-py3.sqsh.stamp x1/0/kunai.stamp y1/0/kunai.stamp " ]
+}
+
 @test "kunai install: a repository at its commit, the metadata script; nothing twice; uninstall removes exactly that" {
 	system false
 	mkdir -p out/install

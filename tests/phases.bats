@@ -71,6 +71,19 @@ krun() {
 	[ "${lines[1]%% at *}" = "cleanup: passed" ]
 }
 
+@test "a test that starts after another waits for prepare through it; one that does not names prepare" {
+	scenario '["echo x >> prepared.txt"]' '["true"]'
+	printf '[[Tests]]\nid = "b"\ntest_name = "sleep"\n  [[Tests.dependencies]]\n  type = "start_post_comp"\n  id = "a"\n[[Tests]]\nid = "c"\ntest_name = "sleep"\n  [[Tests.dependencies]]\n  type = "end_post_comp"\n  id = "a"\n' >>scenario.toml
+	run "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
+	[ "$status" -eq 0 ]
+	grep -qx 'build b/0/kunai.stamp: run b/0/run.sh || a' out/build.ninja
+	grep -qx 'build c/0/kunai.stamp: run c/0/run.sh || phases/prepare.stamp |@ a' out/build.ninja
+	run ninja -C out -n b
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | sed -n 's/^\[[0-9/]*\] [A-Z]* //p' | tr '\n' ' ')" = \
+		"phases/prepare.stamp a/0/kunai.stamp a/1/kunai.stamp b/0/kunai.stamp " ]
+}
+
 @test "a failed prepare stops the campaign with its reason; cleanup still runs" {
 	scenario '["true", "echo broken >&2; exit 3"]' '["touch cleaned"]'
 	run krun

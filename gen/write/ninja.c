@@ -158,8 +158,18 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
          const struct install_set *inst, const struct case_runs *cr)
 {
 	const struct scenario *sc = c->scenario;
-	bool bar = false, chained = !seq_pool && r->iteration > 0;
+	bool bar = false, chained = !seq_pool && r->iteration > 0, ordered = false, installed = false;
 	size_t j;
+
+	/* a test it starts after (start_post_comp, start_post_init) waited for
+	 * the prepare phase, and for its installs (its first run, or the tests
+	 * that it starts after in turn): no need to name them again */
+	for (j = 0; j < r->n_deps; j++) {
+		if (r->deps[j].type == DEP_END_POST_COMP)
+			continue;
+		ordered = true;
+		installed |= inst->run_set[cr[r->deps[j].case_index].first->index] == inst->run_set[r->index];
+	}
 
 	buf_puts(b, "build ");
 	/* submit and wait for the start; the run edge then waits for the end */
@@ -207,14 +217,16 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 			case_node(b, sc, cr, r->deps[j].case_index);
 	}
 	/* the campaign's prepare phase: a precondition, not an input (a
-	 * changed prepare reruns itself, not the runs) */
-	if (sc->prepare && !chained) {
+	 * changed prepare reruns itself, not the runs), unless the run waits
+	 * for it through a test it starts after, as every test does */
+	if (sc->prepare && !chained && !ordered) {
 		buf_puts(b, bar ? " " : " || ");
 		bar = true;
 		buf_puts(b, "phases/prepare.stamp");
 	}
-	/* what it needs installed: a precondition too (see install.c) */
-	if (inst->order_runs && inst->run_set[r->index] && !chained) {
+	/* what it needs installed: a precondition too (see install.c), unless
+	 * the first run of a test it starts after needs the same */
+	if (inst->order_runs && inst->run_set[r->index] && !chained && !installed) {
 		buf_puts(b, bar ? "" : " ||");
 		bar = true;
 		install_run_deps(inst, r->index, b);
