@@ -168,7 +168,8 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 		if (r->deps[j].type == DEP_END_POST_COMP)
 			continue;
 		ordered = true;
-		installed |= inst->run_set[cr[r->deps[j].case_index].first->index] == inst->run_set[r->index];
+		installed |= inst->order_runs &&
+		             inst->run_set[cr[r->deps[j].case_index].first->index] == inst->run_set[r->index];
 	}
 
 	buf_puts(b, "build ");
@@ -260,7 +261,7 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
  * phonies NAME.K of NINJA_INPUT_GROUP files each, written to b. */
 void
 ninja_grouped_runs(struct buf *b, struct buf *list, const struct runlist *rl, size_t from, size_t to, const char *name,
-             const char *file)
+                   const char *file)
 {
 	bool grouped = to - from > NINJA_INPUT_GROUP;
 	struct buf g = {0};
