@@ -161,17 +161,6 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	bool bar = false, chained = !seq_pool && r->iteration > 0, ordered = false, installed = false;
 	size_t j;
 
-	/* a test it starts after (start_post_comp, start_post_init) waited for
-	 * the prepare phase, and for its installs (its first run, or the tests
-	 * that it starts after in turn): no need to name them again */
-	for (j = 0; j < r->n_deps; j++) {
-		if (r->deps[j].type == DEP_END_POST_COMP)
-			continue;
-		ordered = true;
-		installed |= inst->order_runs &&
-		             inst->run_set[cr[r->deps[j].case_index].first->index] == inst->run_set[r->index];
-	}
-
 	buf_puts(b, "build ");
 	/* submit and wait for the start; the run edge then waits for the end */
 	ninja_path_in(b, r->dir, started ? "kunai.started" : "kunai.stamp");
@@ -212,6 +201,11 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 			continue;
 		buf_puts(b, bar ? " " : " || ");
 		bar = true;
+		/* that test waited for the prepare phase, and for its installs
+		 * (its first run, or the tests it starts after in turn) */
+		ordered = true;
+		installed |= inst->order_runs &&
+		             inst->run_set[cr[r->deps[j].case_index].first->index] == inst->run_set[r->index];
 		if (r->deps[j].type == DEP_START_POST_INIT)
 			ninja_path_in(b, r->deps[j].first_dir, "kunai.started");
 		else
