@@ -9,7 +9,7 @@ struct fleet;
 struct plan;
 struct summary;
 
-/* The number of names in a comma-separated node list (0 for NULL or ""). */
+/* The number of nodes in a node list (Slurm's hostlist syntax; 0 for NULL or ""). */
 size_t fleet_count_nodes(const char *nodes);
 /* Every run's column: the index of its signature (test definition,
  * arguments, number of nodes), by first appearance; SIZE_MAX for runs of

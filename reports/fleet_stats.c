@@ -10,6 +10,7 @@
 #include "reports/fleet.h"
 #include "reports/fleet_priv.h"
 #include "reports/report.h"
+#include "gen/base/hostlist.h"
 #include "gen/base/util.h"
 
 static int
@@ -79,13 +80,7 @@ fleet_direction(const char *name, const char *unit)
 size_t
 fleet_count_nodes(const char *nodes)
 {
-	size_t n = 1;
-
-	if (!nodes || !*nodes)
-		return 0;
-	for (; *nodes; nodes++)
-		n += *nodes == ',';
-	return n;
+	return hostlist_count(nodes);
 }
 
 /* The test as peers see it: definition, arguments, number of nodes. */
