@@ -123,7 +123,7 @@ fleet_scenario() {
 	"$BATS_TEST_DIRNAME/slurm/cluster" slow "$CL" n4 5
 	run kunai_run
 	"$BATS_TEST_DIRNAME/slurm/cluster" slow "$CL" n4 off
-	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	[ "$status" -eq 1 ] || { echo "$output"; grep -h '"fp64_gflops"' "$B"/gemm-n*/0/stdout.txt; false; }
 	[[ "${lines[-1]}" =~ ^"kunai: Drain: n4 (kunai_gemm fp"(32|64)"_gflops "[0-9]+"% below peers"[^\;]*"); healthy: 3 nodes"$ ]] ||
 		{ echo "$output"; false; }
 	S=$B/report/summary.json
@@ -155,9 +155,10 @@ nodes = ["debug:back:2"]'
 	[ "$(cat "$B/excl/0/where.txt" | tr '\n' ' ')" = "n2 n3 n4 " ]
 	[ "$(jf "$B/group/0/job.json" nodes)" = "n3,n4" ]
 	[ "$(cat "$B/group/0/where.txt" | tr '\n' ' ')" = "n3 n4 " ]
-	# kunai status names every node of every run
-	run -0 "$KUNAI" status "$B"
-	[[ "$output" == *"n2,n3"* ]] && [[ "$output" == *"n2,n3,n4"* ]] && [[ "$output" == *"n3,n4"* ]] || { echo "$output"; false; }
+	# the report names every node of every run
+	[ "$(q "$B/report/summary.json" runs.0.nodes)" = "n2,n3" ]
+	[ "$(q "$B/report/summary.json" runs.1.nodes)" = "n2,n3,n4" ]
+	[ "$(q "$B/report/summary.json" runs.2.nodes)" = "n3,n4" ]
 }
 
 @test "--single-sbatch across nodes: the runs are steps of one 2-node allocation" {
@@ -202,7 +203,6 @@ num_nodes = 2'
 	[ "$status" -ne 0 ]
 	for i in x y; do
 		[ "$(jf "$B/$i/0/job.json" outcome)" = cancelled ]
-		[[ "$(jf "$B/$i/0/job.json" nodes)" =~ ^n[1-4],n[1-4]$ ]]
 	done
 	ids=$(jf "$B/x/0/job.json" job_id),$(jf "$B/y/0/job.json" job_id)
 	for i in $(seq 40); do
@@ -220,21 +220,17 @@ name = "nf"
 [[Tests]]
 id = "x"
 test_name = "once"
-nodes = ["n[1-2]"]
-[[Tests]]
-id = "y"
-test_name = "where"
-num_nodes = 2
-exclude_nodes = ["n2"]'
-	sed -i 's/^nodes = \["n\[1-2\]"\]$/num_nodes = 2/' "$C/scenario.toml"
+num_nodes = 2'
 	(cd "$C" && KUNAI_RETRY_DELAY=1 exec "$KUNAI" run --system-config system.toml --tests-dir tests \
 		--test-scenario scenario.toml -o "$B" >"$CL/work/$BATS_TEST_NUMBER/run.log" 2>&1) 3>&- &
-	local pid=$! node
+	local pid=$! node id
 	wait_for "$B/x/0/kunai.start"
-	wait_for "$CL/work/$BATS_TEST_NUMBER/once"
+	wait_for "$B/once"
 	sleep 1
-	node=$(jf "$B/x/0/job.json" nodes)
-	node=${node##*,}
+	# the job's second node (the batch script runs on its first)
+	id=$(jf "$B/x/0/job.json" job_id)
+	node=$(scontrol show hostnames "$(squeue -h -j "$id" -o %N)" | tail -n 1)
+	[ -n "$node" ] || { squeue -j "$id"; false; }
 	"$BATS_TEST_DIRNAME/slurm/cluster" fail "$CL" "$node"
 	status=0; wait "$pid" || status=$?
 	"$BATS_TEST_DIRNAME/slurm/cluster" resume "$CL" "$node"
