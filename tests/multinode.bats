@@ -60,6 +60,12 @@ setup() {
 
 teardown() {
 	[ -n "${CL:-}" ] || return 0
+	# a kunai run a failed test left in the background: stopped as Ctrl-C would
+	local f=$CL/work/$BATS_TEST_NUMBER/bg.pid p i
+	if [ -f "$f" ] && p=$(cat "$f") && kill -INT "$p" 2>/dev/null; then
+		for i in $(seq 40); do kill -0 "$p" 2>/dev/null || break; sleep 0.25; done
+		kill -9 "$p" 2>/dev/null || true
+	fi
 	"$BATS_TEST_DIRNAME/slurm/cluster" slow "$CL" n4 off 2>/dev/null || true
 	"$BATS_TEST_DIRNAME/slurm/cluster" resume "$CL" n2 >/dev/null 2>&1 || true
 }
@@ -196,6 +202,7 @@ num_nodes = 2'
 	(cd "$C" && exec "$KUNAI" run --system-config system.toml --tests-dir tests --test-scenario scenario.toml \
 		-o "$B" >"$CL/work/$BATS_TEST_NUMBER/run.log" 2>&1) 3>&- &
 	local pid=$! ids i
+	echo "$pid" >"$CL/work/$BATS_TEST_NUMBER/bg.pid"
 	wait_for "$B/x/0/kunai.start"
 	wait_for "$B/y/0/kunai.start"
 	kill -INT "$pid"
@@ -224,6 +231,7 @@ num_nodes = 2'
 	(cd "$C" && KUNAI_RETRY_DELAY=1 exec "$KUNAI" run --system-config system.toml --tests-dir tests \
 		--test-scenario scenario.toml -o "$B" >"$CL/work/$BATS_TEST_NUMBER/run.log" 2>&1) 3>&- &
 	local pid=$! node id
+	echo "$pid" >"$CL/work/$BATS_TEST_NUMBER/bg.pid"
 	wait_for "$B/x/0/kunai.start"
 	wait_for "$B/once"
 	sleep 1
