@@ -191,24 +191,22 @@ again_prepare(struct arena *a, const char *root, const struct plan *p, struct ag
 		rc = -1;
 		goto done;
 	}
-	/* each pair side by side, one pair after the other: two suspects
-	 * measured beside one peer at once would slow it */
+	/* each pair side by side (again-1, again-2, ...: kunai run builds one
+	 * after the other; two suspects measured beside one peer at once
+	 * would slow it) */
 	for (i = 0; i < rd->n; i++) {
 		edge(&nj, rd->v[i].dir);
 		edge(&nj, rd->v[i].peer_dir);
-	}
-	buf_puts(&nj, "build again: phony");
-	for (i = 0; i < rd->n; i++) {
-		buf_printf(&nj, " ");
+		buf_printf(&nj, "build again-%zu: phony ", i + 1);
 		path.len = 0;
 		buf_printf(&path, "%s/kunai.stamp", rd->v[i].dir);
 		ninja_escape_path(&nj, path.data);
-		buf_printf(&nj, " ");
+		buf_putc(&nj, ' ');
 		path.len = 0;
 		buf_printf(&path, "%s/kunai.stamp", rd->v[i].peer_dir);
 		ninja_escape_path(&nj, path.data);
+		buf_putc(&nj, '\n');
 	}
-	buf_puts(&nj, "\ndefault again\n");
 	path.len = 0;
 	buf_printf(&path, "%s/again.ninja", root);
 	rc = write_file_atomic(path.data, nj.data, nj.len) ? (int)rd->n : -1;

@@ -25,7 +25,7 @@ struct again_round {
  * that their peers flagged and that were not measured again for their
  * job, each paired with a healthy peer; their copies and root/again.ninja.
  * Returns the number of pairs (0: nothing to measure again), -1 after
- * reporting. */
+ * reporting; pair K (from 1) is again.ninja's target again-K. */
 int again_prepare(struct arena *a, const char *root, const struct plan *p, struct again_round *rd);
 /* After `ninja -f again.ninja`: grades each pair and writes the flagged
  * run's again.json. Returns false after reporting a write error. */

@@ -258,7 +258,8 @@ cmd_run(int argc, char **argv)
 	static const char *const report_args[] = {"report"};
 	static const char *const clean_args[] = {"-t", "clean", "run"};
 	static const char *const cleanup_args[] = {"cleanup"};
-	static const char *const again_args[] = {"-f", "again.ninja", "-k", "0", "-j", "0", "again"};
+	const char *again_args[] = {"-f", "again.ninja", "-k", "0", "-j", "0", NULL};
+	char again_target[32];
 	struct again_round round;
 	struct sigaction sa;
 	struct buf dir = {0}, path = {0};
@@ -341,7 +342,12 @@ cmd_run(int argc, char **argv)
 	if (st == 0 && plan.n_runs && again_prepare(&a, dir.data, &plan, &round) > 0) {
 		printf("kunai: measuring %zu flagged run%s again, each beside a peer\n", round.n, round.n == 1 ? "" : "s");
 		fflush(stdout);
-		st = ninja(dir.data, again_args, LEN(again_args), NULL);
+		/* a pair at a time: the two of a pair side by side */
+		for (k = 0; k < round.n && !stop_signal; k++) {
+			snprintf(again_target, sizeof(again_target), "again-%zu", k + 1);
+			again_args[LEN(again_args) - 1] = again_target;
+			ninja(dir.data, again_args, LEN(again_args), NULL);
+		}
 		if (stop_signal) {
 			fprintf(stderr, "kunai: run: interrupted; `ninja -C %s report` reports what finished\n", dir.data);
 			rc = 128 + stop_signal;
