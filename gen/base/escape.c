@@ -420,6 +420,18 @@ sh_is_live(const char *s)
 	return strpbrk(s, "$`") != NULL;
 }
 
+bool
+sh_live_computes(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' && (s[1] == '$' || s[1] == '`'))
+			s++;
+		else if (*s == '`' || (*s == '$' && s[1] == '('))
+			return true;
+	}
+	return false;
+}
+
 /* Appends [p, e), shell code of a substitution, with each $PWD and
  * ${PWD...} outside single quotes mapped as sh_live_body says. */
 static void

@@ -43,6 +43,10 @@ void sh_dquote_params(struct buf *b, const char *s, const char *pwd);
 /* Returns whether s holds a $ or a backquote (else sh_quote says the same). */
 bool sh_is_live(const char *s);
 
+/* Returns whether s, as a live value, runs a command when it is expanded:
+ * a $(...), $((...)) or backquote not escaped by a backslash. */
+bool sh_live_computes(const char *s);
+
 /* Appends s as the body of a "..." word by the rule above. Each $PWD and
  * ${PWD} (also inside substitutions) becomes ${var:-fallback}, each
  * ${PWD<op>...} ${var<op>...}, unless var is NULL. */
