@@ -86,6 +86,24 @@ sh_dquote_body(struct buf *b, const char *s)
 	escape_spans(b, s, "$`\"\\", '\\');
 }
 
+void
+sh_dquote_batch(struct buf *b, const char *s)
+{
+	size_t n;
+
+	for (;;) {
+		n = strcspn(s, "$`\"\\" SH_BATCH_REF);
+		buf_push(b, s, n);
+		s += n;
+		if (!*s)
+			return;
+		if (*s != SH_BATCH_REF[0])
+			buf_putc(b, '\\');
+		buf_putc(b, *s == SH_BATCH_REF[0] ? '$' : *s);
+		s++;
+	}
+}
+
 /* The length of the parameter reference at s ($NAME, ${NAME}, or ${NAME}
  * with :- - :+ + and a plain word), 0 when s starts none; *nlen is the
  * name's length, which starts at s + 1 or s + 2. */
