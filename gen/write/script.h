@@ -77,8 +77,9 @@ void script_paths_local(struct buf *out, const struct run *r);
 /* Appends the lines that write the job's own start record ($RUN_DIR/kunai.start:
  * start=EPOCH, host=, job=) and, on any exit, its exit record
  * ($RUN_DIR/kunai.exit: the status), each atomically (tmp + mv); kunai job
- * watches these instead of asking the scheduler. */
-void script_records(struct buf *out);
+ * watches these instead of asking the scheduler. id_var: the variable with
+ * the scheduler's job id (SLURM_JOB_ID, LSB_JOBID). */
+void script_records(struct buf *out, const char *id_var);
 /* Appends the test's command line: [nsys profile ...] <workload command>. */
 void script_test_command(struct buf *out, const struct run *r);
 /* Returns false after reporting each environment variable of r or of its

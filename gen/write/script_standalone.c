@@ -156,7 +156,7 @@ script_lsf(struct arena *a, const struct run *r, const struct hooks *h, struct b
 	              "RUN_DIR=${LS_SUBCWD:-$PWD}\n"
 	              "cd -- \"$RUN_DIR\" || exit 1\n");
 	script_paths_local(out, r);
-	script_records(out);
+	script_records(out, "LSB_JOBID");
 	buf_putc(out, '\n');
 	return body(r, h, false, out) && ok;
 }
