@@ -455,6 +455,8 @@ ask_ctld(struct job *j, struct slurm_row *r)
 	struct buf out = {0}, err = {0};
 	int found = 0;
 
+	if (j->sched == JOB_LSF)
+		return lsf_ask(j, r);
 	if (slurm_cmd(j, argv, NULL, 1, false, &out, &err) == 0 && slurm_parse_scontrol(buf_str(&out), r) &&
 	    strcmp(r->id, j->info.job_id) == 0)
 		found = 1;
