@@ -128,7 +128,8 @@ newer(struct timespec rep, const char *path, bool required)
 
 /* The run's report.json when it is newer than everything it was graded
  * from (job.json, stdout.txt, and kunai.json with its thresholds, whose
- * mtime is plan_t, NULL when unknown); otherwise the run is graded here,
+ * mtime is plan_t, NULL when unknown) and graded by this kunai's grader
+ * of its workload (grade_version); otherwise the run is graded here,
  * and its report.json written. *changed: graded here, or its report.json
  * is not older than the last complete report (stamp_t; NULL: none).
  * series false: a report.json read leaves out the series (csv_add's).
@@ -151,8 +152,11 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 	path.len = 0;
 	buf_printf(&path, "%s/%s/stdout.txt", root, r->dir);
 	fresh = fresh && newer(seen->st_mtim, path.data, false);
+	/* and made by this kunai's grading of its workload (a report.json of an
+	 * older grader, or of none recorded, is graded again) */
 	if (!fresh || !json_load_values(a, rep.data, out, &why, series) || strcmp(out->dir, r->dir) != 0 ||
-	    strcmp(out->id, r->id) != 0) {
+	    strcmp(out->id, r->id) != 0 || !out->grader ||
+	    strcmp(out->grader, grade_version(a, out->workload)) != 0) {
 		/* graded again to the same bytes (a run that never ran, a job.json
 		 * touched), report.json is left as it was: nothing changed */
 		ok = grade_write(a, root, p, r, rep.data, out);
@@ -168,20 +172,34 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 	return ok;
 }
 
+/* What a report depends on besides its inputs: this kunai's grading
+ * (every grader's version, kunai's own) as report.stamp holds it. */
+static void
+stamp_text(struct buf *out)
+{
+	buf_printf(out, "kunai report: grading %016llx\n", grade_identity());
+}
+
 /* The time of the last complete report: root/.kunai/report.stamp, when
- * every output it made is still there and none was written since. */
+ * every output it made is still there, none was written since and this
+ * kunai grades as the one that made it did (a new kunai regrades what its
+ * graders changed, which the runs' freshness alone would not tell). */
 static bool
 stamp_time(const char *root, struct timespec *t)
 {
 	static const char *const made[] = {"report/summary.json", "report/junit.xml", "report/summary.md",
 	                                   "report/csv/index.html"};
-	struct buf path = {0};
+	struct buf path = {0}, have = {0}, want = {0};
 	struct timespec m;
 	size_t i;
 	bool ok;
 
 	buf_printf(&path, "%s/.kunai/report.stamp", root);
-	ok = mtime(path.data, t);
+	stamp_text(&want);
+	ok = mtime(path.data, t) && read_file_max(path.data, &have, 4096, "report stamp") && have.len == want.len &&
+	     memcmp(have.data, want.data, want.len) == 0;
+	buf_free(&have);
+	buf_free(&want);
 	for (i = 0; i < LEN(made) && ok; i++) {
 		path.len = 0;
 		buf_printf(&path, "%s/%s", root, made[i]);
@@ -248,6 +266,7 @@ compact(struct arena *a, struct strtab *t, const struct plan_run *pr, const stru
 	out->job_state = intern(a, t, full->job_state);
 	out->job_outcome = intern(a, t, full->job_outcome);
 	out->workload = intern(a, t, full->workload);
+	out->grader = intern(a, t, full->grader);
 	out->path = intern(a, t, full->path);
 	out->nodes = intern(a, t, full->nodes);
 	out->run_dir = NULL;
@@ -455,9 +474,15 @@ stamp_write(const char *root, const struct plan *p, const struct stat *seen, str
 	buf_printf(&path, "%s/.kunai", root);
 	if (make_dir(path.data, &made)) {
 		buf_puts(&path, "/report.stamp");
-		fd = open(path.data, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+		fd = open(path.data, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
 	}
 	ok = fd >= 0;
+	if (ok) {
+		struct buf text = {0};
+		stamp_text(&text);
+		ok = write(fd, text.data, text.len) == (ssize_t)text.len;
+		buf_free(&text);
+	}
 	for (i = 0; ok && !past && i < 100; i++) {
 		ok = futimens(fd, NULL) == 0 && fstat(fd, &st) == 0;
 		past = ok && older(latest, st.st_mtim);

@@ -300,6 +300,86 @@ xpath() { xmllint --xpath "$2" "$1"; }
 	[ "$(q "$B/report/summary.json" runs.0.outcome)" = not-run ]
 }
 
+# old_grader FILE: FILE (a report.json) as a kunai whose grader of its
+# workload differed would have left it: another version, and a reason that
+# the current grader never writes, its mtime kept (still fresh by time)
+old_grader() {
+	sed -e 's/"grader":[^,]*,/"grader":\t"0123456789abcdef",/' \
+		-e 's/"reason":[^,]*,/"reason":\t"graded by an older kunai",/' "$1" >"$1.new"
+	touch -r "$1" "$1.new"
+	mv "$1.new" "$1"
+}
+
+@test "report: each report.json records its grader's version; a changed grader regrades exactly its workload's runs" {
+	gen
+	fabricate
+	"$KUNAI" report "$B" >/dev/null
+	v_nccl=$(q "$B/nccl/0/report.json" grader)
+	v_sleep=$(q "$B/ok/0/report.json" grader)
+	[[ "$v_nccl" =~ ^[0-9a-f]{16}$ ]]
+	[[ "$v_sleep" =~ ^[0-9a-f]{16}$ ]]
+	[ "$v_nccl" != "$v_sleep" ]
+	# by workload, not by run or date
+	[ "$(q "$B/bad/0/report.json" grader)" = "$v_sleep" ]
+	[ "$(q "$B/bad/1/report.json" grader)" != "$v_nccl" ]
+	# summary.json's runs stay as they were
+	! grep -q '"grader"' "$B/report/summary.json"
+	# as a new kunai whose NcclTest grader changed finds them: the NcclTest
+	# run's report.json by an older grader; and the Sleep runs' reports, but
+	# these of the current Sleep grader (the mark shows whether it was redone)
+	for d in nccl/0 ok/0 bad/0; do old_grader "$B/$d/report.json"; done
+	sed -i 's/"grader":[^,]*,/"grader":\t"'"$v_sleep"'",/' "$B/ok/0/report.json" "$B/bad/0/report.json"
+	touch -d '1 hour ago' "$B/ok/0/job.json" "$B/bad/0/job.json"
+	"$KUNAI" report "$B" >/dev/null
+	[ "$(q "$B/nccl/0/report.json" grader)" = "$v_nccl" ]
+	[ "$(q "$B/nccl/0/report.json" reason)" = null ]
+	[ "$(q "$B/ok/0/report.json" reason)" = "graded by an older kunai" ]
+	[ "$(q "$B/bad/0/report.json" reason)" = "graded by an older kunai" ]
+	# a report.json of a kunai that recorded no grader is graded again
+	sed -i '/"grader":/d' "$B/ok/0/report.json"
+	"$KUNAI" report "$B" >/dev/null
+	[ "$(q "$B/ok/0/report.json" grader)" = "$v_sleep" ]
+	[ "$(q "$B/ok/0/report.json" reason)" = null ]
+	[ "$(q "$B/bad/0/report.json" reason)" = "graded by an older kunai" ]
+}
+
+@test "report: the stamp of a complete report names the grading that made it; another kunai's is not trusted" {
+	gen
+	fabricate
+	"$KUNAI" report "$B" >/dev/null
+	grep -Eqx 'kunai report: grading [0-9a-f]{16}' "$B/.kunai/report.stamp"
+	cp -p "$B/.kunai/report.stamp" "$W/stamp"
+	# nothing changed: the complete report stands, its stamp untouched
+	"$KUNAI" report "$B" >/dev/null
+	[ -z "$(find "$B/.kunai/report.stamp" -newer "$W/stamp")" ]
+	# the stamp of a kunai that grades otherwise, as old: every output made
+	# again, and the stamp says this kunai's grading
+	printf 'kunai report: grading 0123456789abcdef\n' >"$B/.kunai/report.stamp"
+	touch -r "$W/stamp" "$B/.kunai/report.stamp"
+	"$KUNAI" report "$B" >/dev/null
+	cmp "$W/stamp" "$B/.kunai/report.stamp"
+}
+
+@test "grader versions come from the source: a change to one grader's file changes its CRC alone" {
+	src=$BATS_TEST_DIRNAME/..
+	mkdir -p "$W/src/reports/grade" "$W/src/gen/base"
+	cp "$src/reports/grade.c" "$src/reports/grade_nccl.c" "$W/src/reports/"
+	cp "$src"/reports/grade/*.c "$src/reports/grade/grade.h" "$src/reports/grade/sources.sh" "$W/src/reports/grade/"
+	cp "$src/gen/base/record.c" "$W/src/gen/base/"
+	(cd "$W/src" && sh reports/grade/sources.sh) >"$W/before"
+	[ ! -f "$src/reports/grade/sources.h" ] || cmp "$W/before" "$src/reports/grade/sources.h"
+	[ "$(grep -c '^#define GRADE_SRC_[A-Z_]* 0x[0-9a-f]\{8\}u$' "$W/before")" -eq 12 ]
+	printf '/* a changed grader */\n' >>"$W/src/reports/grade/nccl.c"
+	(cd "$W/src" && sh reports/grade/sources.sh) >"$W/after"
+	diff "$W/before" "$W/after" | grep '^[<>]' >"$W/diff" || true
+	[ "$(grep -c '^< #define GRADE_SRC_NCCL ' "$W/diff")" -eq 1 ]
+	[ "$(grep -c '^> #define GRADE_SRC_NCCL ' "$W/diff")" -eq 1 ]
+	[ "$(wc -l <"$W/diff")" -eq 2 ]
+	# the code every grader shares: every version changes with it
+	printf '/* shared */\n' >>"$W/src/reports/grade/refs.c"
+	(cd "$W/src" && sh reports/grade/sources.sh) | diff "$W/after" - | grep -c '^> #define GRADE_SRC_COMMON '
+}
+
 @test "report: deterministic bytes, no temporary files, clear errors" {
 	gen
 	fabricate
