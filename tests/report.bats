@@ -360,6 +360,44 @@ old_grader() {
 	cmp "$W/stamp" "$B/.kunai/report.stamp"
 }
 
+@test "report: nothing changed: the answer comes from the stamp, no report.json read; any change is seen" {
+	command -v strace >/dev/null || skip "no strace (apt-get install strace)"
+	gen
+	fabricate
+	run -1 "$KUNAI" report --no-html --check "$B"
+	full=$output
+	# the same lines and exit status, from a stat of each run's files
+	run -1 strace -f -e trace=open,openat -o "$W/trace" "$KUNAI" report --no-html --check "$B"
+	[ "$output" = "$full" ]
+	! grep -q 'report\.json' "$W/trace"
+	grep -q 'report\.stamp' "$W/trace"
+	# as seen from elsewhere: the lines name the build dir as given
+	run -1 sh -c 'cd "$1/.." && "$2" report --no-html --check "./${1##*/}"' sh "$B" "$KUNAI"
+	[[ "$output" == *"(./out/report)"* ]]
+	# a newer stdout.txt (written in place): graded again
+	sleep 0.01
+	nccl_output | grep -v 'Out of bounds' >"$B/nccl/0/stdout.txt"
+	"$KUNAI" report --no-html "$B" >/dev/null
+	[ "$(q "$B/nccl/0/report.json" outcome)" = failed ]
+	"$KUNAI" report --no-html "$B" >/dev/null
+	# a job.json removed: that run never ran
+	rm "$B/ok/0/job.json"
+	run "$KUNAI" report --no-html "$B"
+	[[ "$output" == *"2 not-run"* ]]
+	[ "$(q "$B/ok/0/report.json" outcome)" = not-run ]
+	# a run that had never run now has: graded
+	job never/0 passed 0
+	"$KUNAI" report --no-html "$B" >/dev/null
+	[ "$(q "$B/never/0/report.json" outcome)" = passed ]
+	# every run passes: --check says so from the stamp too
+	for d in ok/0 bad/0 bad/1 slow/0 infra/0 cancel/0 after/0; do job "$d" passed 0; done
+	rm -f "$B/nccl/0/stdout.txt" && job nccl/0 passed 0
+	nccl_output >"$B/nccl/0/stdout.txt"
+	run -0 "$KUNAI" report --no-html --check "$B"
+	run -0 strace -f -e trace=open,openat -o "$W/trace" "$KUNAI" report --no-html --check "$B"
+	! grep -q 'report\.json' "$W/trace"
+}
+
 @test "grader versions come from the source: a change to one grader's file changes its CRC alone" {
 	src=$BATS_TEST_DIRNAME/..
 	mkdir -p "$W/src/reports/grade" "$W/src/gen/base"
