@@ -34,7 +34,7 @@ job_path(struct job *j, struct buf *b, const char *name)
 const char *
 job_script_name(const struct job *j)
 {
-	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : "run.sh";
+	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : j->sched == JOB_LSF ? "bsub_script.sh" : "run.sh";
 }
 
 /* The hash of the run's script as it is now (hex, in the arena); NULL when
@@ -263,14 +263,15 @@ archive(struct job *j)
 
 /* ---- the run ------------------------------------------------------------------- */
 
-static const char *const sched_names[] = {"standalone", "slurm", "kubernetes"};
+static const char *const sched_names[] = {"standalone", "slurm", "kubernetes", "lsf", "runai"};
 
 static enum job_wait
 backend_wait(struct job *j, bool want_start)
 {
-	return j->sched == JOB_SLURM        ? slurm_wait(j, want_start)
-	       : j->sched == JOB_KUBERNETES ? k8s_wait(j, want_start)
-	                                    : sa_wait(j, want_start);
+	return j->sched == JOB_SLURM || j->sched == JOB_LSF ? slurm_wait(j, want_start)
+	       : j->sched == JOB_KUBERNETES                 ? k8s_wait(j, want_start)
+	       : j->sched == JOB_RUNAI                      ? runai_wait(j, want_start)
+	                                                    : sa_wait(j, want_start);
 }
 
 /* Ends the job: for a signal (cancelled) or for --stop-with. */
@@ -279,8 +280,12 @@ backend_cancel(struct job *j)
 {
 	if (j->sched == JOB_SLURM)
 		slurm_cancel(j);
+	else if (j->sched == JOB_LSF)
+		lsf_cancel(j);
 	else if (j->sched == JOB_KUBERNETES)
 		k8s_cancel(j);
+	else if (j->sched == JOB_RUNAI)
+		runai_cancel(j);
 	else
 		sa_cancel(j);
 }
@@ -400,7 +405,7 @@ static bool
 supersede(struct job *j)
 {
 	backend_cancel(j);
-	if (j->sched == JOB_SLURM)
+	if (j->sched == JOB_SLURM || j->sched == JOB_LSF)
 		backend_wait(j, false);
 	j->info.state = "CANCELLED";
 	if (!j->info.end_time)
@@ -497,7 +502,10 @@ run(struct job *j)
 	 * the driver died in between; the job may be queued all the same */
 	if (j->sched != JOB_STANDALONE && j->have_info && !j->info.outcome && !j->info.job_id && j->info.state &&
 	    strcmp(j->info.state, "SUBMITTED") == 0 &&
-	    (j->sched == JOB_SLURM ? slurm_find_submitted(j) : k8s_find_submitted(j))) {
+	    (j->sched == JOB_SLURM ? slurm_find_submitted(j)
+	     : j->sched == JOB_LSF ? lsf_find_submitted(j)
+	     : j->sched == JOB_RUNAI ? runai_find_submitted(j)
+	                             : k8s_find_submitted(j))) {
 		warn("%s: found job %s, submitted before the driver died; not submitting again", j->dir,
 		     j->info.job_id);
 		j->info.scheduler = sched_names[j->sched];
@@ -530,7 +538,9 @@ run(struct job *j)
 				return 1;
 			retryable = false;
 			if (!(j->sched == JOB_SLURM        ? slurm_submit(j, &retryable)
+			      : j->sched == JOB_LSF        ? lsf_submit(j, &retryable)
 			      : j->sched == JOB_KUBERNETES ? k8s_submit(j, &retryable)
+			      : j->sched == JOB_RUNAI      ? runai_submit(j, &retryable)
 			                                   : sa_submit(j))) {
 				j->info.collected = true;
 				if (!j->info.outcome)
@@ -554,7 +564,7 @@ run(struct job *j)
 			j->stopping = true;
 			warn("%s: stopping: %s completed", j->dir, j->stopped_by);
 			backend_cancel(j);
-			w = j->sched == JOB_SLURM ? backend_wait(j, false) : JOB_WAIT_ENDED;
+			w = j->sched == JOB_SLURM || j->sched == JOB_LSF ? backend_wait(j, false) : JOB_WAIT_ENDED;
 		}
 		if (w == JOB_WAIT_INTERRUPTED)
 			return interrupted(j);
