@@ -72,6 +72,16 @@ teardown() {
 
 q() { "$Q" "$@"; }
 
+# the job steps still running on the nodes: "PID ARGS" of every `sleep` there
+steps() {
+	local n p
+	for n in n1 n2 n3 n4; do
+		for p in $(ip netns pids "kunai-$((CLUSTER_PORT % 100000))-$n" 2>/dev/null); do
+			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep '^sleep ' | sed "s/^/$p /"
+		done
+	done
+}
+
 scenario() { printf '%s\n' "$1" >"$C/scenario.toml"; }
 
 kunai_run() {
@@ -217,8 +227,12 @@ num_nodes = 2'
 		sleep 0.25
 	done
 	[ -z "$(squeue -h -j "$ids" 2>/dev/null)" ] || { squeue -j "$ids"; false; }
-	# no step left on any node
-	! pgrep -f 'sleep 300$' >/dev/null || { pgrep -af 'sleep 300$'; false; }
+	# no step left on any node (the processes in the nodes' network namespaces)
+	for i in $(seq 20); do
+		[ -z "$(steps)" ] && break
+		sleep 0.25
+	done
+	[ -z "$(steps)" ] || { steps; false; }
 }
 
 @test "a node failing under a 2-node job: NODE_FAIL, retried on other nodes, and the report says so" {
