@@ -171,7 +171,12 @@ nodes = ["debug:back:2"]'
 	[ "$(cat "$B/excl/0/where.txt" | tr '\n' ' ')" = "n2 n3 n4 " ]
 	[ "$(jf "$B/group/0/job.json" nodes)" = "n3,n4" ]
 	[ "$(cat "$B/group/0/where.txt" | tr '\n' ' ')" = "n3 n4 " ]
-	# the report names every node of every run
+	# kunai status and the report name every node of every run
+	run -0 "$KUNAI" status "$B"
+	[[ "${lines[0]}" == "ID "*"ELAPSED"*"NODES"*"REASON" ]]
+	printf '%s\n' "$output" | grep -Eq '^pinned +0 +passed +[0-9]+ +[0-9]+s +n\[2-3\]$' || { echo "$output"; false; }
+	printf '%s\n' "$output" | grep -Eq '^excl +0 +passed +[0-9]+ +[0-9]+s +n\[2-4\]$' || { echo "$output"; false; }
+	printf '%s\n' "$output" | grep -Eq '^group +0 +passed +[0-9]+ +[0-9]+s +n\[3-4\]$' || { echo "$output"; false; }
 	[ "$(q "$B/report/summary.json" runs.0.nodes)" = "n2,n3" ]
 	[ "$(q "$B/report/summary.json" runs.1.nodes)" = "n2,n3,n4" ]
 	[ "$(q "$B/report/summary.json" runs.2.nodes)" = "n3,n4" ]
