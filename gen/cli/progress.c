@@ -149,13 +149,22 @@ flush_plain(struct progress *p, bool failed)
 void
 progress_line(struct progress *p, const char *line)
 {
+	/* ninja's "FAILED: dir/kunai.stamp" and the internal command line
+	 * after it say nothing the runner's own "kunai: dir: failed (why)"
+	 * does not: the failure is counted, not shown twice */
 	if (strncmp(line, "FAILED: ", 8) == 0) {
 		flush_plain(p, true);
-		clear(p);
-		puts(line);
+		p->skip_next = true;
+		return;
+	}
+	if (p->skip_next) {
+		p->skip_next = false;
 		return;
 	}
 	flush_plain(p, false);
+	if (strcmp(line, "ninja: build stopped: subcommand failed.") == 0 ||
+	    strcmp(line, "ninja: build stopped: cannot make progress due to previous errors.") == 0)
+		return;
 	if (status_line(p, line)) {
 		draw(p);
 		return;

@@ -12,6 +12,7 @@ struct progress {
 	size_t n_dirs;
 	bool tty;                 /* one redrawn line, else a line per run */
 	bool shown, scanned, nothing, pending_plain;
+	bool skip_next; /* the line after FAILED: is ninja's internal command line */
 	size_t done, total, passed, failed, running, live, pending;
 	size_t installs; /* install edges ended: ninja counts them in its total, we do not */
 	double t0, last_scan;

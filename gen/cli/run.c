@@ -4,6 +4,7 @@
  * exit status says whether everything passed (DESIGN 13). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "gen/write/gen.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
+#include "reports/campaign.h"
 #include "reports/report.h"
 #include "reports/format.h"
 
@@ -78,11 +80,12 @@ watch_output(int fd, struct progress *pr)
 }
 
 /* Runs `ninja -C dir [args]`, forwarding SIGINT and SIGTERM to it; with pr,
- * its output goes through the progress view. Returns its exit status,
+ * its output goes through the progress view; with log, into that file
+ * (third-party warnings stay off the user's terminal). Returns its exit status,
  * 128+N when a signal N ended it, -1 when it could not be started (after
  * reporting). */
 static int
-ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
+ninja(const char *dir, const char *const *args, size_t n, struct progress *pr, const char *log)
 {
 	const char *argv[12];
 	sigset_t block, old;
@@ -119,6 +122,12 @@ ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
 			close(fd[0]);
 			close(fd[1]);
 			setenv("NINJA_STATUS", "[%f/%t %r] ", 1);
+		} else if (log) {
+			int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (lfd >= 0) {
+				dup2(lfd, 1);
+				dup2(lfd, 2);
+			}
 		}
 		execvp("ninja", (char *const *)argv);
 		fprintf(stderr, "kunai: run: cannot run ninja: %s (is ninja-build installed and in PATH?)\n",
@@ -171,6 +180,21 @@ say_phase(struct arena *a, const char *dir, const char *name, const char *then)
 	buf_free(&p);
 }
 
+/* Copies the file at path to stderr (a failed step's log). */
+static void
+show_log(const char *path)
+{
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, stderr);
+	fclose(f);
+}
+
 /* Is there dir/rel? */
 static bool
 exists(const char *dir, const char *rel)
@@ -184,28 +208,36 @@ exists(const char *dir, const char *rel)
 	return r;
 }
 
+/* Every run, the worst first, with its reason (DESIGN 18). */
 static void
 print_table(const struct summary *s)
 {
-	size_t w[3] = {2, 4, 7}, i;
+	size_t w[4] = {2, 4, 7, 4}, i, *order = campaign_order(s);
 	char it[32];
 	struct buf t = {0};
 
 	for (i = 0; i < s->n_runs; i++) {
-		if (strlen(s->runs[i].id) > w[0])
-			w[0] = strlen(s->runs[i].id);
-		if (strlen(outcome_name(s->runs[i].outcome)) > w[2])
-			w[2] = strlen(outcome_name(s->runs[i].outcome));
-		if (s->runs[i].step > 0)
-			snprintf(it, sizeof(it), "%d/%d", s->runs[i].iteration, s->runs[i].step);
+		const struct run_report *r = &s->runs[i];
+		if (strlen(r->id) > w[0])
+			w[0] = strlen(r->id);
+		if (strlen(outcome_name(r->outcome)) > w[2])
+			w[2] = strlen(outcome_name(r->outcome));
+		if (r->step > 0)
+			snprintf(it, sizeof(it), "%d/%d", r->iteration, r->step);
 		else
-			snprintf(it, sizeof(it), "%d", s->runs[i].iteration);
+			snprintf(it, sizeof(it), "%d", r->iteration);
 		if (strlen(it) > w[1])
 			w[1] = strlen(it);
+		t.len = 0;
+		if (r->duration_s >= 0)
+			fmt_seconds(&t, r->duration_s);
+		if (t.len > w[3])
+			w[3] = t.len;
 	}
-	printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], "ID", (int)w[1], "ITER", (int)w[2], "OUTCOME", "TIME");
+	printf("%-*s  %-*s  %-*s  %-*s  REASON\n", (int)w[0], "ID", (int)w[1], "ITER", (int)w[2], "OUTCOME", (int)w[3],
+	       "TIME");
 	for (i = 0; i < s->n_runs; i++) {
-		const struct run_report *r = &s->runs[i];
+		const struct run_report *r = &s->runs[order[i]];
 		if (r->step > 0)
 			snprintf(it, sizeof(it), "%d/%d", r->iteration, r->step);
 		else
@@ -215,29 +247,34 @@ print_table(const struct summary *s)
 			fmt_seconds(&t, r->duration_s);
 		else
 			buf_putc(&t, '-');
-		printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2],
-		       outcome_name(r->outcome), buf_str(&t));
+		if (r->reason && r->outcome != OUTCOME_PASSED)
+			printf("%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2],
+			       outcome_name(r->outcome), (int)w[3], buf_str(&t), r->reason);
+		else
+			printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2], outcome_name(r->outcome),
+			       buf_str(&t));
 	}
 	buf_free(&t);
+	free(order);
 }
 
-/* The closing line: the counts by outcome, then what the runs measured on. */
+/* The closing line, the campaign's one status (coloured on a terminal)
+ * with the counts by outcome, then what the runs measured on. */
 static void
-print_verdict(const struct summary *s, struct buf *scratch)
+print_verdict(const struct summary *s, struct buf *scratch, bool tty)
 {
-	size_t c;
-	bool first = true;
+	enum campaign_status c = campaign_status(s);
+	size_t k;
 
-	printf("kunai: %zu run%s", s->n_runs, s->n_runs == 1 ? "" : "s");
-	for (c = 0; c < OUTCOME_COUNT; c++) {
-		if (!s->counts[c])
-			continue;
-		printf("%s%zu %s", first ? ": " : ", ", s->counts[c], outcome_name((enum outcome)c));
-		first = false;
-	}
-	for (c = 0; c < s->n_runs && !s->runs[c].path; c++)
+	scratch->len = 0;
+	campaign_line(s, scratch);
+	if (tty)
+		printf("kunai: %s%s\033[0m", campaign_colour(c), scratch->data);
+	else
+		printf("kunai: %s", scratch->data);
+	for (k = 0; k < s->n_runs && !s->runs[k].path; k++)
 		;
-	if (c < s->n_runs) { /* some run measured on a GPU or the CPU: say which */
+	if (k < s->n_runs) { /* some run measured on a GPU or the CPU: say which */
 		scratch->len = 0;
 		summary_paths(s, scratch);
 		printf("; %s", scratch->data);
@@ -301,7 +338,7 @@ cmd_run(int argc, char **argv)
 	if (claim <= 0)
 		goto done;
 	/* every stamp goes: every run runs again (earlier attempts are kept) */
-	if (rerun && ninja(dir.data, clean_args, LEN(clean_args), NULL) != 0)
+	if (rerun && ninja(dir.data, clean_args, LEN(clean_args), NULL, NULL) != 0)
 		goto done;
 	progress_init(&pr, dir.data, isatty(1));
 	buf_printf(&path, "%s/kunai.json", dir.data);
@@ -313,7 +350,7 @@ cmd_run(int argc, char **argv)
 		pr.n_dirs = plan.n_runs;
 	}
 	path.len = 0;
-	st = ninja(dir.data, run_args, LEN(run_args), &pr);
+	st = ninja(dir.data, run_args, LEN(run_args), &pr, NULL);
 	if (st < 0)
 		goto done;
 	if (exists(dir.data, "phases/prepare.sh") && !exists(dir.data, "phases/prepare.stamp"))
@@ -323,7 +360,7 @@ cmd_run(int argc, char **argv)
 	if (exists(dir.data, "phases/cleanup.sh")) {
 		if (stop_signal)
 			fprintf(stderr, "kunai: run: interrupted; running cleanup (Ctrl-C again stops it)\n");
-		if (ninja(dir.data, cleanup_args, LEN(cleanup_args), NULL) != 0)
+		if (ninja(dir.data, cleanup_args, LEN(cleanup_args), NULL, NULL) != 0)
 			say_phase(&a, dir.data, "cleanup", "the runs' outcomes stand");
 	}
 	if (stop_signal) {
@@ -332,13 +369,18 @@ cmd_run(int argc, char **argv)
 		rc = 128 + stop_signal;
 		goto done;
 	}
-	st = ninja(dir.data, report_args, LEN(report_args), NULL);
+	/* its output (the same counts and verdict as below, gnuplot's
+	 * warnings) goes to report.log, shown only when it failed */
+	buf_printf(&path, "%s/report.log", dir.data);
+	st = ninja(dir.data, report_args, LEN(report_args), NULL, path.data);
 	if (st != 0) {
+		show_log(path.data);
 		if (st > 0)
-			warn("run: `ninja -C %s report` failed (status %d)", dir.data, st);
+			warn("run: `ninja -C %s report` failed (status %d; its output: %s)", dir.data, st, path.data);
 		rc = stop_signal ? 128 + stop_signal : 1;
 		goto done;
 	}
+	path.len = 0;
 	buf_printf(&path, "%s/report/summary.json", dir.data);
 	if (!json_load_summary(&a, path.data, &s))
 		goto done;
@@ -353,10 +395,11 @@ cmd_run(int argc, char **argv)
 		       date ? date : "no finished run", dir.data, dir.data);
 	}
 	printf("kunai: report: %s/report/index.html (summary.md, summary.json, junit.xml beside it)\n", dir.data);
-	print_verdict(&s, &path);
-	/* the fleet verdict last: which nodes to drain */
+	/* the fleet verdict (which nodes to drain), then the campaign's status
+	 * last, where a terminal leaves it */
 	if (s.verdict)
 		printf("kunai: %s\n", s.verdict);
+	print_verdict(&s, &path, isatty(1));
 	rc = summary_all_ok(&s) && !s.n_drain ? 0 : 1;
 done:
 	free(gargv);
@@ -382,7 +425,7 @@ install_target(int argc, char **argv, const char *target)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		rc = ninja(dir.data, args, 1, NULL);
+		rc = ninja(dir.data, args, 1, NULL, NULL);
 		if (rc < 0)
 			rc = 1;
 	}
