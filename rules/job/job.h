@@ -100,6 +100,18 @@ bool job_outcome_retryable(enum outcome o);
  * workload's success check included) and returns the class. */
 enum outcome job_classify(struct job *j);
 
+/* ---- job_cause.c ------------------------------------------------------------- */
+
+/* The cause of a failed run from the known failure signatures in its
+ * stderr.txt and stdout.txt, with the line that showed it ("srun has no
+ * --container-image: pyxis is not installed ... [stderr.txt: ...]"); NULL
+ * when none is known. */
+const char *job_cause_output(struct job *j);
+/* "configuration error: ..." naming the TOML field when sbatch's error text
+ * err refuses a setting (partition, gres, account, QoS, limits); NULL when
+ * it is no configuration error. */
+const char *job_cause_submit(struct job *j, const char *err);
+
 /* ---- job.c ------------------------------------------------------------------- */
 
 /* Returns j->dir/name in b (reset first). */
