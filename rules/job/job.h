@@ -102,11 +102,11 @@ enum outcome job_classify(struct job *j);
 
 /* ---- job_cause.c ------------------------------------------------------------- */
 
-/* The cause of a failed run from the known failure signatures in its
- * stderr.txt and stdout.txt, with the line that showed it ("srun has no
- * --container-image: pyxis is not installed ... [stderr.txt: ...]"); NULL
- * when none is known. */
-const char *job_cause_output(struct job *j);
+/* The cause of a run that ended in outcome o, from the known failure
+ * signatures in its stderr.txt and stdout.txt, with the line that showed
+ * it ("srun has no --container-image: pyxis is not installed ...
+ * [stderr.txt: ...]"); NULL when none is known (or o already says it). */
+const char *job_cause_output(struct job *j, enum outcome o);
 /* "configuration error: ..." naming the TOML field when sbatch's error text
  * err refuses a setting (partition, gres, account, QoS, limits); NULL when
  * it is no configuration error. */

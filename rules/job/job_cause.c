@@ -21,56 +21,69 @@ enum { TAIL_BYTES = 256 * 1024, LINE_MAX_SHOWN = 200 };
 struct signature {
 	const char *text;  /* what the message holds */
 	const char *cause; /* what it means, and what to do */
+	/* the outcome class that already says as much (the state TIMEOUT for
+	 * slurmstepd's time limit line): then it is not repeated; else
+	 * OUTCOME_PASSED, which no failure is */
+	enum outcome same;
 };
+
+/* sbatch's refusal of a setting. */
+struct refusal {
+	const char *text, *cause;
+};
+
+#define NONE OUTCOME_PASSED /* no outcome says it already */
 
 /* In a run's output. */
 static const struct signature output_sigs[] = {
 	{"unrecognized option '--container-image",
 	 "srun has no --container-image: pyxis is not installed on this cluster (install pyxis and enroot on "
-	 "the nodes, or run the test without container_image)"},
+	 "the nodes, or run the test without container_image)", NONE},
 	{"unrecognized option '--container-mounts",
 	 "srun has no --container-mounts: pyxis is not installed on this cluster (install pyxis and enroot on "
-	 "the nodes, or run the test without container_image)"},
+	 "the nodes, or run the test without container_image)", NONE},
 	{"returned error code: 401",
 	 "the container registry refused the credentials (401): add them to enroot's credentials file "
-	 "($ENROOT_CONFIG_PATH/.credentials) on the nodes"},
+	 "($ENROOT_CONFIG_PATH/.credentials) on the nodes", NONE},
 	{"returned error code: 404",
-	 "the container registry has no such image or tag (404): check the test's container_image"},
+	 "the container registry has no such image or tag (404): check the test's container_image", NONE},
 	{"pyxis: failed to import docker image",
 	 "the container image did not import (pyxis/enroot): check the test's container_image, the registry's "
-	 "credentials and that the nodes reach the registry (the enroot log is in stderr.txt)"},
+	 "credentials and that the nodes reach the registry (the enroot log is in stderr.txt)", NONE},
 	{"pyxis: couldn't start container",
-	 "pyxis could not start the container (the enroot log is in stderr.txt)"},
-	{"DUE TO TIME LIMIT", "the job hit its time limit: raise the test's time_limit, or make the run shorter"},
+	 "pyxis could not start the container (the enroot log is in stderr.txt)", NONE},
+	{"DUE TO TIME LIMIT", "the job hit its time limit: raise the test's time_limit, or make the run shorter",
+	 OUTCOME_TIMEOUT},
 	{"DUE TO NODE FAILURE",
 	 "a node failed under the job: the next run retries it; when it repeats, drain the node "
-	 "(scontrol show node says why)"},
-	{"DUE TO PREEMPTION", "a higher-priority job preempted it: the next run retries it"},
+	 "(scontrol show node says why)",
+	 OUTCOME_NODE_FAIL},
+	{"DUE TO PREEMPTION", "a higher-priority job preempted it: the next run retries it", OUTCOME_INFRA},
 	{"oom-kill event",
 	 "out of host memory: the OOM killer ended a process (ask for more memory, e.g. extra_sbatch_args = "
-	 "[\"--mem=0\"], or run fewer ranks per node)"},
+	 "[\"--mem=0\"], or run fewer ranks per node)", NONE},
 	{"oom_kill event",
 	 "out of host memory: the OOM killer ended a process (ask for more memory, e.g. extra_sbatch_args = "
-	 "[\"--mem=0\"], or run fewer ranks per node)"},
-	{"Out Of Memory", "out of host memory: the OOM killer ended a task (ask for more memory, or run fewer ranks)"},
-	{"CUDA out of memory", "out of GPU memory: use smaller sizes or batches, or fewer processes per GPU"},
-	{"CUDA error: out of memory", "out of GPU memory: use smaller sizes or batches, or fewer processes per GPU"},
+	 "[\"--mem=0\"], or run fewer ranks per node)", NONE},
+	{"Out Of Memory", "out of host memory: the OOM killer ended a task (ask for more memory, or run fewer ranks)", NONE},
+	{"CUDA out of memory", "out of GPU memory: use smaller sizes or batches, or fewer processes per GPU", NONE},
+	{"CUDA error: out of memory", "out of GPU memory: use smaller sizes or batches, or fewer processes per GPU", NONE},
 	{"NCCL error",
 	 "NCCL failed: see the NCCL WARN lines (NCCL_DEBUG=INFO says more); check the nodes' network "
-	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)"},
+	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)", NONE},
 	{"NCCL failure",
 	 "NCCL failed: see the NCCL WARN lines (NCCL_DEBUG=INFO says more); check the nodes' network "
-	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)"},
+	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)", NONE},
 	{"NCCL WARN",
 	 "NCCL warned before the run failed: see the NCCL WARN lines; check the nodes' network "
-	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)"},
-	{"command not found", "a command was not found: install it on the nodes, or fix its name or path in the test"},
-	{"execve(): ", "a command was not found: install it on the nodes, or fix its name or path in the test"},
-	{": not found", "a command was not found: install it on the nodes, or fix its name or path in the test"},
+	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)", NONE},
+	{"command not found", "a command was not found: install it on the nodes, or fix its name or path in the test", NONE},
+	{"execve(): ", "a command was not found: install it on the nodes, or fix its name or path in the test", NONE},
+	{": not found", "a command was not found: install it on the nodes, or fix its name or path in the test", NONE},
 };
 
 /* sbatch's refusals of a setting: "%s" is the value the script asked for. */
-static const struct signature config_sigs[] = {
+static const struct refusal config_sigs[] = {
 	{"Invalid partition name specified",
 	 "partition '%s' does not exist on this cluster: set the system TOML's default_partition (or the "
 	 "partition of a test's nodes) to one that sinfo lists"},
@@ -189,7 +202,7 @@ tail_of(struct job *j, const char *name)
 }
 
 const char *
-job_cause_output(struct job *j)
+job_cause_output(struct job *j, enum outcome o)
 {
 	static const char *const files[] = {"stderr.txt", "stdout.txt"};
 	char *text[2];
@@ -200,7 +213,7 @@ job_cause_output(struct job *j)
 	for (f = 0; f < LEN(files); f++)
 		text[f] = tail_of(j, files[f]);
 	for (i = 0; i < LEN(output_sigs) && !r; i++)
-		for (f = 0; f < LEN(files) && !r; f++) {
+		for (f = 0; f < LEN(files) && !r && output_sigs[i].same != o; f++) {
 			if (!text[f] || !(at = strstr(text[f], output_sigs[i].text)))
 				continue;
 			/* the shell's "sh: 2: x: not found" is an error message; in

@@ -233,7 +233,7 @@ job_classify(struct job *j)
 		in->reason = prior ? prior : in->state ? in->state : "unknown state";
 	}
 	/* the cause before the exit code: what a person acts on (DESIGN 18) */
-	if (o != OUTCOME_PASSED && o != OUTCOME_CANCELLED && (cause = job_cause_output(j)))
+	if (o != OUTCOME_PASSED && o != OUTCOME_CANCELLED && (cause = job_cause_output(j, o)))
 		in->reason = in->reason ? afmt(j, "%s; %s", cause, in->reason) : cause;
 	in->outcome = outcome_name(o);
 	return o;
