@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,6 +106,7 @@ ninja(const char *dir, const char *const *args, size_t n, struct progress *pr, c
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	fflush(stdout);
 	fflush(stderr);
@@ -114,6 +118,15 @@ ninja(const char *dir, const char *const *args, size_t n, struct progress *pr, c
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+#ifdef __linux__
+		/* a killed kunai run hangs ninja up: its runners detach from
+		 * their jobs and let go of the build dir's lock at once, and the
+		 * next kunai run reattaches (not waiting on an orphaned ninja) */
+		prctl(PR_SET_PDEATHSIG, SIGHUP);
+		if (getppid() == 1)
+			_exit(128 + SIGHUP);
+#endif
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (pr) {
 			/* each edge's status when it ends, with the running count */
@@ -329,6 +342,7 @@ cmd_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	/* this invocation is the build dir's driver from here on, before
 	 * anything destructive: a live one is refused, not cleaned under */
@@ -346,13 +360,20 @@ cmd_run(int argc, char **argv)
 		dirs = xcalloc(plan.n_runs + 1, sizeof(*dirs));
 		for (k = 0; k < plan.n_runs; k++)
 			dirs[k] = plan.runs[k].dir;
-		pr.dirs = dirs;
-		pr.n_dirs = plan.n_runs;
+		progress_dirs(&pr, dirs, plan.n_runs);
 	}
 	path.len = 0;
 	st = ninja(dir.data, run_args, LEN(run_args), &pr, NULL);
 	if (st < 0)
 		goto done;
+	if (stop_signal == SIGHUP) {
+		/* the terminal went away: the runners detached, their jobs run on;
+		 * no cleanup under them, no report of half a campaign */
+		fprintf(stderr, "kunai: run: hangup: detached; the jobs keep running, and the same command again "
+		                "reattaches to them\n");
+		rc = 128 + SIGHUP;
+		goto done;
+	}
 	if (exists(dir.data, "phases/prepare.sh") && !exists(dir.data, "phases/prepare.stamp"))
 		say_phase(&a, dir.data, "prepare", "no run started");
 	/* after the last run, whatever the outcomes, interrupted too (a second
