@@ -8,7 +8,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
-	export SLURM_STATE= CONF=
+	export SLURM_STATE= CONF= ACCT_STATE= CONF_ACCT=
 	[ "$(id -u)" -eq 0 ] || return 0
 	command -v sbatch >/dev/null && PATH=$PATH:/usr/sbin:/sbin command -v slurmctld >/dev/null || return 0
 	# ports of our own: KUNAI_TEST_SLURM_PORT's +16 (run_slurm.bats takes +0..+7,
@@ -18,13 +18,22 @@ setup_file() {
 	out=$(SLURM_LOCAL_CPUS=8 SLURM_LOCAL_PORT=$port "$BATS_TEST_DIRNAME/slurm/start" "$SLURM_STATE" 2>&1) ||
 		{ echo "slurm/start: $out" >&3; return 1; }
 	export CONF=${out##*SLURM_CONF=}
+	# with accounting too (+24..+27): sacct's exit code is not the job's own
+	command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null || return 0
+	export ACCT_STATE=/tmp/kunai-slurm-causes-acct-$$
+	out=$(SLURM_LOCAL_CPUS=8 SLURM_LOCAL_PORT=$((port + 8)) "$BATS_TEST_DIRNAME/slurm/start" --accounting \
+		"$ACCT_STATE" 2>&1) || { echo "slurm/start --accounting: $out" >&3; return 1; }
+	export CONF_ACCT=${out##*SLURM_CONF=}
 }
 
 teardown_file() {
-	if [ -n "${SLURM_STATE:-}" ] && [ -d "$SLURM_STATE" ]; then
-		"$BATS_TEST_DIRNAME/slurm/stop" "$SLURM_STATE" >/dev/null 2>&1
-		rm -rf "$SLURM_STATE"
-	fi
+	local d
+	for d in "${SLURM_STATE:-}" "${ACCT_STATE:-}"; do
+		if [ -n "$d" ] && [ -d "$d" ]; then
+			"$BATS_TEST_DIRNAME/slurm/stop" "$d" >/dev/null 2>&1
+			rm -rf "$d"
+		fi
+	done
 }
 
 setup() {
@@ -129,8 +138,8 @@ test_name = \"$name\"
 	[ "$(jf "$B/ok/0/job.json" reason)" = null ]
 }
 
-@test "Slurm without pyxis: a container image's failure is pyxis missing, in the terminal, kunai status, summary.json and HTML; the exit code is the job's own" {
-	need_slurm
+# pyxis_campaign: a NcclTest with a container image on the Slurm system, in $C
+pyxis_campaign() {
 	mkdir -p "$C/tests"
 	cat >"$C/system.toml" <<-'T'
 	name = "testcluster"
@@ -144,6 +153,11 @@ test_name = \"$name\"
 	printf 'name = "nccl"\ndescription = "d"\ntest_template_name = "NcclTest"\n[cmd_args]\ndocker_image_url = "nvcr.io/nvidia/pytorch:24.01-py3"\nsubtest_name = "all_reduce_perf_mpi"\n' \
 		>"$C/tests/nccl.toml"
 	printf 'name = "p"\n[[Tests]]\nid = "nccl"\ntest_name = "nccl"\n' >"$C/scenario.toml"
+}
+
+@test "Slurm without pyxis: a container image's failure is pyxis missing, in the terminal, kunai status, summary.json and HTML; the exit code is the job's own" {
+	need_slurm
+	pyxis_campaign
 	cd "$C"
 	run "$KUNAI" run --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
 	[ "$status" -eq 1 ]
@@ -195,4 +209,20 @@ test_name = \"$name\"
 	[ "$(jf "$B/q/0/job.json" state)" = CONFIG_ERROR ]
 	[[ "$(jf "$B/q/0/job.json" reason)" == "configuration error: the cluster has no GPU gres for --gres=gpu:8: check the system TOML's gpus_per_node"*"[sbatch: error: Invalid generic resource (gres) specification]" ]]
 	[ "$(q "$B/report/summary.json" runs.0.outcome)" = failed ]
+}
+
+@test "Slurm with accounting: the exit code shown is the job's own (255), not sacct's (127)" {
+	[ -n "$CONF_ACCT" ] || skip "no slurmdbd/mariadb (apt-get install slurmdbd mariadb-server)"
+	export SLURM_CONF=$CONF_ACCT
+	pyxis_campaign
+	cd "$C"
+	run "$KUNAI" run --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
+	[ "$status" -eq 1 ]
+	local id
+	id=$(jf "$B/nccl/0/job.json" job_id)
+	# sacct says 127 for srun's 255
+	[ "$(sacct -n -X -P -j "$id" -o ExitCode)" = "127:0" ]
+	[ "$(cat "$B/nccl/0/kunai.exit")" = 255 ]
+	[ "$(jf "$B/nccl/0/job.json" exit_code)" = 255 ]
+	[[ "$(jf "$B/nccl/0/job.json" reason)" == "srun has no --container-image: pyxis is not installed"*"; FAILED: exit code 255" ]]
 }
