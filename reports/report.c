@@ -374,7 +374,7 @@ markdown(const struct summary *s, struct buf *out)
 			buf_printf(out, "%d", r->step);
 		buf_printf(out, " | %s | ", outcome_name(r->outcome));
 		if (r->duration_s >= 0)
-			fmt_seconds(out, r->duration_s);
+			fmt_duration(out, r->duration_s, r->start_time, r->end_time);
 		buf_puts(out, " | ");
 		md_text(out, r->reason);
 		buf_puts(out, " |\n");

@@ -243,7 +243,7 @@ print_table(const struct summary *s)
 			w[1] = strlen(it);
 		t.len = 0;
 		if (r->duration_s >= 0)
-			fmt_seconds(&t, r->duration_s);
+			fmt_duration(&t, r->duration_s, r->start_time, r->end_time);
 		if (t.len > w[3])
 			w[3] = t.len;
 	}
@@ -257,7 +257,7 @@ print_table(const struct summary *s)
 			snprintf(it, sizeof(it), "%d", r->iteration);
 		t.len = 0;
 		if (r->duration_s >= 0)
-			fmt_seconds(&t, r->duration_s);
+			fmt_duration(&t, r->duration_s, r->start_time, r->end_time);
 		else
 			buf_putc(&t, '-');
 		if (r->reason && r->outcome != OUTCOME_PASSED)

@@ -278,7 +278,7 @@ index_page(const struct summary *s, const char *const *stems, bool history, cons
 		esc(out, r->path ? r->path : "");
 		buf_puts(out, "</td><td class=\"num\">");
 		if (r->duration_s >= 0)
-			fmt_seconds(out, r->duration_s);
+			fmt_duration(out, r->duration_s, r->start_time, r->end_time);
 		buf_puts(out, "</td></tr>\n");
 	}
 	buf_puts(out, "</tbody>\n</table>\n");
