@@ -226,3 +226,17 @@ pyxis_campaign() {
 	[ "$(jf "$B/nccl/0/job.json" exit_code)" = 255 ]
 	[[ "$(jf "$B/nccl/0/job.json" reason)" == "srun has no --container-image: pyxis is not installed"*"; FAILED: exit code 255" ]]
 }
+
+@test "a program that said SKIPPED is skipped on the progress line too, as in the table" {
+	command -v nvidia-smi >/dev/null && skip "nvidia-smi is here: kunai_health runs instead of skipping"
+	standalone_campaign "$C"
+	cp "$BATS_TEST_DIRNAME/../conf/test/kunai_health.toml" "$C/tests/"
+	printf 'name = "h"\n[[Tests]]\nid = "health"\ntest_name = "kunai_health"\n[[Tests]]\nid = "ok"\ntest_name = "ok"\n' \
+		>"$C/scenario.toml"
+	cd "$C"
+	run -0 "$KUNAI" run --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
+	[[ "$output" == *"/2] health/0 skipped (the program said SKIPPED)"* ]]
+	[[ "$output" == *"/2] ok/0 passed"* ]]
+	grep -Eq '^health +0 +skipped .*the program skipped' <<<"$output"
+	[ "${lines[-1]}" = "kunai: passed: 2 runs: 1 passed, 1 skipped; passed = ran and gave correct results; no performance reference was checked" ]
+}
