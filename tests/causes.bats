@@ -8,32 +8,17 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
-	export SLURM_STATE= CONF= ACCT_STATE= CONF_ACCT=
-	[ "$(id -u)" -eq 0 ] || return 0
-	command -v sbatch >/dev/null && PATH=$PATH:/usr/sbin:/sbin command -v slurmctld >/dev/null || return 0
-	# ports of our own: KUNAI_TEST_SLURM_PORT's +16 (run_slurm.bats takes +0..+7,
-	# install.bats +8, scripts.bats +12)
-	local port=$((${KUNAI_TEST_SLURM_PORT:-$((24000 + ($$ % 500) * 4))} + 16)) out
-	export SLURM_STATE=/tmp/kunai-slurm-causes-$$
-	out=$(SLURM_LOCAL_CPUS=8 SLURM_LOCAL_PORT=$port "$BATS_TEST_DIRNAME/slurm/start" "$SLURM_STATE" 2>&1) ||
-		{ echo "slurm/start: $out" >&3; return 1; }
-	export CONF=${out##*SLURM_CONF=}
-	# with accounting too (+24..+27): sacct's exit code is not the job's own
-	command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null || return 0
-	export ACCT_STATE=/tmp/kunai-slurm-causes-acct-$$
-	out=$(SLURM_LOCAL_CPUS=8 SLURM_LOCAL_PORT=$((port + 8)) "$BATS_TEST_DIRNAME/slurm/start" --accounting \
-		"$ACCT_STATE" 2>&1) || { echo "slurm/start --accounting: $out" >&3; return 1; }
-	export CONF_ACCT=${out##*SLURM_CONF=}
+	# ports KUNAI_TEST_SLURM_PORT+16.. (run_slurm.bats takes +0..+7, install.bats
+	# +8, scripts.bats +12, terminal.bats +20); with accounting +24..+27, where
+	# sacct's exit code is not the job's own
+	CONF=$(local_slurm causes 16) || { echo "$CONF" >&3; return 1; }
+	CONF_ACCT=$(local_slurm causes-acct 24 --accounting) || { echo "$CONF_ACCT" >&3; return 1; }
+	export CONF CONF_ACCT
 }
 
 teardown_file() {
-	local d
-	for d in "${SLURM_STATE:-}" "${ACCT_STATE:-}"; do
-		if [ -n "$d" ] && [ -d "$d" ]; then
-			"$BATS_TEST_DIRNAME/slurm/stop" "$d" >/dev/null 2>&1
-			rm -rf "$d"
-		fi
-	done
+	local_slurm_stop causes
+	local_slurm_stop causes-acct
 }
 
 setup() {

@@ -5,24 +5,16 @@
 # `kunai run` leaves no orphaned ninja holding the build dir; the progress
 # line counts a started job as running at once and names it.
 bats_require_minimum_version 1.5.0
+load helpers
 
 setup_file() {
-	export SLURM_STATE= CONF=
-	[ "$(id -u)" -eq 0 ] || return 0
-	command -v sbatch >/dev/null && PATH=$PATH:/usr/sbin:/sbin command -v slurmctld >/dev/null || return 0
-	# ports of our own: KUNAI_TEST_SLURM_PORT's +20 (causes.bats takes +16)
-	local port=$((${KUNAI_TEST_SLURM_PORT:-$((24000 + ($$ % 500) * 4))} + 20)) out
-	export SLURM_STATE=/tmp/kunai-slurm-terminal-$$
-	out=$(SLURM_LOCAL_CPUS=8 SLURM_LOCAL_PORT=$port "$BATS_TEST_DIRNAME/slurm/start" "$SLURM_STATE" 2>&1) ||
-		{ echo "slurm/start: $out" >&3; return 1; }
-	export CONF=${out##*SLURM_CONF=}
+	# ports KUNAI_TEST_SLURM_PORT+20.. (causes.bats takes +16)
+	CONF=$(local_slurm terminal 20) || { echo "$CONF" >&3; return 1; }
+	export CONF
 }
 
 teardown_file() {
-	if [ -n "${SLURM_STATE:-}" ] && [ -d "$SLURM_STATE" ]; then
-		"$BATS_TEST_DIRNAME/slurm/stop" "$SLURM_STATE" >/dev/null 2>&1
-		rm -rf "$SLURM_STATE"
-	fi
+	local_slurm_stop terminal
 }
 
 setup() {
@@ -161,8 +153,8 @@ queued() {
 		grep -q '1 running, 0 pending.* (running: a/0)' "$W/tty.log" && break
 		sleep 0.05
 	done
-	# q took 4 s: a has about as long left
-	grep -q '1/2 done, 1 passed, 0 failed, 1 running, 0 pending, [0-9:]* elapsed, about 0:0[1-4] left (running: a/0)' \
+	# q took about 4 s (whole-second records): a has about as long left
+	grep -q '1/2 done, 1 passed, 0 failed, 1 running, 0 pending, [0-9:]* elapsed, about 0:0[1-9] left (running: a/0)' \
 		"$W/tty.log" || { tr '\r' '\n' <"$W/tty.log" | tail -n 5; false; }
 	awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { exit !(e - s < 5) }'
 	wait "$pid"

@@ -30,7 +30,7 @@ static const char style[] =
 	"table{border-collapse:collapse;margin:.5em 0}\n"
 	"th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}\n"
 	"th{background:#f0f0f0}\n"
-	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 	".passed{background:#e6f4e6}.failed,.perf-failed,.suspect,.timeout{background:#fbe3e3}\n"
 	".cancelled,.node-fail,.infra{background:#fdf0d5}.skipped,.not-run,.running{background:#eeeeee}\n"
 	".low,.high{color:#b00000;font-weight:bold}\n"

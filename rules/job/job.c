@@ -157,7 +157,7 @@ lock_dir(struct job *j)
 
 /* ---- job.json, stamp, attempts ------------------------------------------------- */
 
-static bool
+bool
 job_save(struct job *j)
 {
 	struct buf text = {0}, p = {0};

@@ -114,6 +114,8 @@ const char *job_cause_submit(struct job *j, const char *err);
 
 /* ---- job.c ------------------------------------------------------------------- */
 
+/* Writes j->info to DIR/job.json (atomically). Returns false after reporting. */
+bool job_save(struct job *j);
 /* Returns j->dir/name in b (reset first). */
 const char *job_path(struct job *j, struct buf *b, const char *name);
 /* The run's script in its dir, as gen names it for the scheduler. */

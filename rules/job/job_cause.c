@@ -34,14 +34,22 @@ struct refusal {
 
 #define NONE OUTCOME_PASSED /* no outcome says it already */
 
+/* Causes that several messages share. */
+#define NO_PYXIS(opt) \
+	"srun has no " opt ": pyxis is not installed on this cluster (install pyxis and enroot on the nodes, " \
+	"or run the test without container_image)"
+#define HOST_OOM \
+	"out of host memory: the OOM killer ended a process (ask for more memory, e.g. extra_sbatch_args = " \
+	"[\"--mem=0\"], or run fewer ranks per node)"
+#define GPU_OOM "out of GPU memory: use smaller sizes or batches, or fewer processes per GPU"
+#define NCCL_NET "check the nodes' network (InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)"
+#define NCCL_FAILED "NCCL failed: see the NCCL WARN lines (NCCL_DEBUG=INFO says more); " NCCL_NET
+#define NO_COMMAND "a command was not found: install it on the nodes, or fix its name or path in the test"
+
 /* In a run's output. */
 static const struct signature output_sigs[] = {
-	{"unrecognized option '--container-image",
-	 "srun has no --container-image: pyxis is not installed on this cluster (install pyxis and enroot on "
-	 "the nodes, or run the test without container_image)", NONE},
-	{"unrecognized option '--container-mounts",
-	 "srun has no --container-mounts: pyxis is not installed on this cluster (install pyxis and enroot on "
-	 "the nodes, or run the test without container_image)", NONE},
+	{"unrecognized option '--container-image", NO_PYXIS("--container-image"), NONE},
+	{"unrecognized option '--container-mounts", NO_PYXIS("--container-mounts"), NONE},
 	{"returned error code: 401",
 	 "the container registry refused the credentials (401): add them to enroot's credentials file "
 	 "($ENROOT_CONFIG_PATH/.credentials) on the nodes", NONE},
@@ -50,8 +58,8 @@ static const struct signature output_sigs[] = {
 	{"pyxis: failed to import docker image",
 	 "the container image did not import (pyxis/enroot): check the test's container_image, the registry's "
 	 "credentials and that the nodes reach the registry (the enroot log is in stderr.txt)", NONE},
-	{"pyxis: couldn't start container",
-	 "pyxis could not start the container (the enroot log is in stderr.txt)", NONE},
+	{"pyxis: couldn't start container", "pyxis could not start the container (the enroot log is in stderr.txt)",
+	 NONE},
 	{"DUE TO TIME LIMIT", "the job hit its time limit: raise the test's time_limit, or make the run shorter",
 	 OUTCOME_TIMEOUT},
 	{"DUE TO NODE FAILURE",
@@ -59,27 +67,17 @@ static const struct signature output_sigs[] = {
 	 "(scontrol show node says why)",
 	 OUTCOME_NODE_FAIL},
 	{"DUE TO PREEMPTION", "a higher-priority job preempted it: the next run retries it", OUTCOME_INFRA},
-	{"oom-kill event",
-	 "out of host memory: the OOM killer ended a process (ask for more memory, e.g. extra_sbatch_args = "
-	 "[\"--mem=0\"], or run fewer ranks per node)", NONE},
-	{"oom_kill event",
-	 "out of host memory: the OOM killer ended a process (ask for more memory, e.g. extra_sbatch_args = "
-	 "[\"--mem=0\"], or run fewer ranks per node)", NONE},
-	{"Out Of Memory", "out of host memory: the OOM killer ended a task (ask for more memory, or run fewer ranks)", NONE},
-	{"CUDA out of memory", "out of GPU memory: use smaller sizes or batches, or fewer processes per GPU", NONE},
-	{"CUDA error: out of memory", "out of GPU memory: use smaller sizes or batches, or fewer processes per GPU", NONE},
-	{"NCCL error",
-	 "NCCL failed: see the NCCL WARN lines (NCCL_DEBUG=INFO says more); check the nodes' network "
-	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)", NONE},
-	{"NCCL failure",
-	 "NCCL failed: see the NCCL WARN lines (NCCL_DEBUG=INFO says more); check the nodes' network "
-	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)", NONE},
-	{"NCCL WARN",
-	 "NCCL warned before the run failed: see the NCCL WARN lines; check the nodes' network "
-	 "(InfiniBand/RoCE links, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)", NONE},
-	{"command not found", "a command was not found: install it on the nodes, or fix its name or path in the test", NONE},
-	{"execve(): ", "a command was not found: install it on the nodes, or fix its name or path in the test", NONE},
-	{": not found", "a command was not found: install it on the nodes, or fix its name or path in the test", NONE},
+	{"oom-kill event", HOST_OOM, NONE},
+	{"oom_kill event", HOST_OOM, NONE},
+	{"Out Of Memory", HOST_OOM, NONE},
+	{"CUDA out of memory", GPU_OOM, NONE},
+	{"CUDA error: out of memory", GPU_OOM, NONE},
+	{"NCCL error", NCCL_FAILED, NONE},
+	{"NCCL failure", NCCL_FAILED, NONE},
+	{"NCCL WARN", "NCCL warned before the run failed: see the NCCL WARN lines; " NCCL_NET, NONE},
+	{"command not found", NO_COMMAND, NONE},
+	{"execve(): ", NO_COMMAND, NONE},
+	{": not found", NO_COMMAND, NONE},
 };
 
 /* sbatch's refusals of a setting: "%s" is the value the script asked for. */
