@@ -87,6 +87,8 @@ queued() {
 	status=0; wait "$pid" || status=$?
 	[ "$status" -eq 129 ] || { cat "$W/run1.log"; false; }
 	grep -q 'kunai: run: hangup: detached; the jobs keep running' "$W/run1.log"
+	# said once, by kunai, not by ninja too
+	! grep -q 'ninja: build stopped' "$W/run1.log"
 	# no cancellation, no outcome recorded, no report of half a campaign
 	[ "$(queued)" = "$(printf '%s\n' "$a" "$b" | sort | paste -sd, -)" ]
 	[ "$(jf "$B/a/0/job.json" outcome)" = null ]

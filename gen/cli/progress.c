@@ -300,8 +300,10 @@ progress_line(struct progress *p, const char *line)
 		return;
 	}
 	flush_plain(p, false);
+	/* kunai run says itself what stopped it, and how each run ended */
 	if (strcmp(line, "ninja: build stopped: subcommand failed.") == 0 ||
-	    strcmp(line, "ninja: build stopped: cannot make progress due to previous errors.") == 0)
+	    strcmp(line, "ninja: build stopped: cannot make progress due to previous errors.") == 0 ||
+	    strcmp(line, "ninja: build stopped: interrupted by user.") == 0)
 		return;
 	if (status_line(p, line)) {
 		draw(p);
