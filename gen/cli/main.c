@@ -62,7 +62,9 @@ static const struct command commands[] = {
 	 "the jobs keep running and the same command again reattaches), then `ninja\n"
 	 "cleanup` when the scenario has a cleanup phase (after an interruption too;\n"
 	 "its failure is reported, not counted), then `ninja report` (its output in\n"
-	 "BUILD_DIR/report.log), then a table of the runs, the worst first, with\n"
+	 "BUILD_DIR/report.log; on Slurm, a run its peers flagged is first measured\n"
+	 "again beside a peer node, as the edges of again.ninja: only a gap\n"
+	 "reproduced drains its node), then a table of the runs, the worst first, with\n"
 	 "the reason of each that did not pass. While it runs, one line (on a\n"
 	 "terminal) or a line per finished run shows done/total, passed, failed,\n"
 	 "running, pending on the scheduler, the elapsed and the estimated time\n"
@@ -76,7 +78,8 @@ static const struct command commands[] = {
 	{"status", cmd_status, "the campaign's status and where each run is", false, "status BUILD_DIR",
 	 "One line per run: its outcome, or for a run under way its live state\n"
 	 "(one batched squeue for all Slurm jobs; nothing is asked when no run is\n"
-	 "live), job id and elapsed time.\n"},
+	 "live), job id, elapsed time and its nodes (n[1-3,5]); last, the\n"
+	 "campaign's status (failed, suspect, incomplete or passed) and counts.\n"},
 	{"report", cmd_report, "grade every run and write the reports (HTML, JSON, JUnit, CSV)", false,
 	 "report BUILD_DIR [--check] [--no-html | --html-only] [--history DIR...]",
 	 "Grade every run whose report.json is older than its results (or than\n"
