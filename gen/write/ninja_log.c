@@ -80,6 +80,19 @@ ninja_shell_escape(struct buf *out, const char *path)
 	buf_putc(out, '\'');
 }
 
+/* Does the text after a '$' name variable name ($name, ${name})? */
+static bool
+is_var(const char *e, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (*e == '{')
+		return strncmp(e + 1, name, n) == 0 && e[n + 1] == '}';
+	/* a simple name runs on over [A-Za-z0-9_-] */
+	return strncmp(e, name, n) == 0 && !(e[n] == '_' || e[n] == '-' || (e[n] >= '0' && e[n] <= '9') ||
+	                                     (e[n] >= 'a' && e[n] <= 'z') || (e[n] >= 'A' && e[n] <= 'Z'));
+}
+
 /* The value of top-level variable name in the rule file text, evaluated
  * with $kunai and $launch_dir (and $$, "$ ", $:); false when it is not
  * there or names another variable. */
@@ -107,11 +120,10 @@ rule_var(const char *text, const char *name, const char *kunai_q, const char *la
 			e++;
 			if (*e == '$' || *e == ' ' || *e == ':')
 				buf_putc(out, *e);
-			else if (strncmp(e, "launch_dir", 10) == 0 || strncmp(e, "{launch_dir}", 12) == 0) {
+			else if (is_var(e, "launch_dir")) {
 				buf_puts(out, launch_q);
 				e += *e == '{' ? 11 : 9;
-			} else if ((strncmp(e, "kunai", 5) == 0 && !(e[5] == '_' || (e[5] >= 'a' && e[5] <= 'z'))) ||
-			           strncmp(e, "{kunai}", 7) == 0) {
+			} else if (is_var(e, "kunai")) {
 				buf_puts(out, kunai_q);
 				e += *e == '{' ? 6 : 4;
 			} else
