@@ -14,6 +14,7 @@
 
 #include "report.h"
 #include "reports/fleet_json.h"
+#include "gen/base/hostlist.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 
@@ -568,7 +569,7 @@ report_from_json(struct arena *a, const cJSON *o, struct run_report *r, struct b
 	r->workload = json_get_str(a, o, "workload");
 	r->grader = json_get_str(a, o, "grader");
 	r->path = json_get_str(a, o, "path");
-	r->nodes = json_get_str(a, o, "nodes");
+	r->nodes = hostlist_join(a, json_get_str(a, o, "nodes"));
 	r->ran_skipped = cJSON_IsTrue(json_item(o, "ran_skipped"));
 	(void)m;
 	m = json_item(o, "values");

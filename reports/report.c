@@ -458,6 +458,7 @@ cmd_report(int argc, char **argv)
 		b.len = 0;
 		buf_printf(&b, "%s/kunai.json", root);
 		/* the verdict again, from the same results: the same one */
+		s.root = root;
 		if (ok && json_load_plan(&a, b.data, &p))
 			fleet_grade(&a, &p, &s, &fleet);
 		rc = ok && html_write(root, &s) ? 0 : 1;
@@ -495,6 +496,7 @@ cmd_report(int argc, char **argv)
 	}
 	s.scenario = p.scenario;
 	s.system = p.system;
+	s.root = root;
 	s.n_runs = p.n_runs;
 	s.runs = arena_alloc(&a, (p.n_runs + 1) * sizeof(*s.runs));
 	/* one run at a time: graded or read in a scratch arena, its series

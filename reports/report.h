@@ -147,6 +147,7 @@ struct summary {
 	struct fleet *fleet;  /* the verdict (reports/fleet.h); NULL: none computed */
 	const char *verdict;  /* its line, as summary.json holds it; NULL: none */
 	size_t n_drain;       /* nodes to drain */
+	const char *root;     /* the build dir, where the verdict finds again.json; NULL: none */
 };
 
 /* ---- json_report.c: the JSON side (cJSON) ---------------------------------- */

@@ -579,7 +579,7 @@ T
 	grep -q '"iterations":2' "$W/out/kunai.json"
 }
 
-@test "rules that gain exec: kunai gen gives the finished Slurm and Kubernetes runs of .ninja_log the new command's hash, and nothing else" {
+@test "rules that gain exec: kunai gen gives the finished runs of .ninja_log the new command's hash on every scheduler, and nothing else" {
 	# what a kunai whose rules ran kunai job without exec left: every run
 	# done (ninja ran them with a stand-in at the path local.ninja names)
 	printf '%s\n' 'name = "exec"' '[[Tests]]' 'id = "a b"' 'test_name = "sleep"' 'iterations = 2' \
@@ -589,12 +589,17 @@ T
 	printf 'default_partition = "main"\n[[partitions]]\nname = "main"\n' >>"$W/c/slurm.toml"
 	printf 'name = "k"\nscheduler = "kubernetes"\nkube_config_path = ""\ndefault_namespace = "t"\n' >"$W/c/k8s.toml"
 	printf 'install_path = "./install"\noutput_path = "./results"\n' >>"$W/c/k8s.toml"
+	printf 'name = "l"\nscheduler = "lsf"\ninstall_path = "./install"\noutput_path = "./results"\n' >"$W/c/lsf.toml"
+	printf 'default_queue = "normal"\n[[queues]]\nname = "normal"\n' >>"$W/c/lsf.toml"
+	printf 'name = "r"\nscheduler = "runai"\ninstall_path = "./install"\noutput_path = "./results"\n' >"$W/c/runai.toml"
+	printf 'base_url = "https://runai.example.com"\nuser_email = "a@example.com"\napp_id = "id"\n' >>"$W/c/runai.toml"
+	printf 'app_secret = "s"\nproject_id = "p"\ncluster_id = "7"\n' >>"$W/c/runai.toml"
 	mkdir -p "$W/k" "$W/old"
 	cp "$BATS_TEST_DIRNAME"/../rules/*.ninja "$BATS_TEST_DIRNAME"/../rules/*.sh "$W/old/"
 	sed -i 's/^\(run\|start\)_command = exec /\1_command = /' "$W/old/"*.ninja
 	printf '#!/bin/sh\nfor a; do :; done\n: >"$a"\n' >"$W/stub"
 	chmod +x "$W/stub"
-	for sys in slurm k8s; do
+	for sys in slurm k8s lsf runai; do
 		rm -rf "$W/b"
 		cp "$KUNAI" "$W/k/kunai"
 		(cd "$W/c" && "$W/k/kunai" gen --system-config $sys.toml --tests-dir tests --test-scenario scenario.toml \

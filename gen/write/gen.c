@@ -87,6 +87,8 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 			break;
 		if (c->system->scheduler == SCHED_SLURM)
 			ok = script_slurm(a, r, &h, &b);
+		else if (c->system->scheduler == SCHED_LSF)
+			ok = script_lsf(a, r, &h, &b);
 		else
 			ok = script_standalone(a, r, &h, &b);
 		p.len = 0;
@@ -94,6 +96,12 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 		buf_putc(&p, '/');
 		buf_puts(&p, script);
 		sink_emit(out, p.data, &b);
+		if (c->system->scheduler == SCHED_RUNAI) {
+			manifest_runai(r, &b);
+			p.len = 0;
+			buf_printf(&p, "%s/runai.json", r->dir);
+			sink_emit(out, p.data, &b);
+		}
 		if (c->system->scheduler == SCHED_KUBERNETES) {
 			manifest_k8s(r, &b);
 			p.len = 0;
@@ -403,7 +411,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	sink_stream_end(&js);
 	if (!sink_commit(&sink))
 		goto undo;
-	ninja_log_migrate(out_dir, rules, ninja_rules_file(c->system->scheduler), exe, cwd);
+	ninja_log_migrate(out_dir, rules, ninja_rules_file(c->system->scheduler));
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
 	if (c->scenario->n_cases > NINJA_ALIAS_MAX)
 		printf("kunai: %zu tests, more than %d: a test of one run is a ninja target by its stamp "

@@ -54,11 +54,10 @@ void ninja_write_local(const struct campaign *c, const char *kunai, const char *
 
 /* ninja_log.c: when the scheduler's rule file (rulesdir/rules_file) runs
  * its run and start commands under exec, gives each entry of out_dir's
- * .ninja_log that has the hash of that command without exec (kunai, cwd:
- * what local.ninja's $kunai and $launch_dir hold) the hash with it, so that
- * ninja does not run a finished run again. Never fails: a log it cannot
- * read or write is left as it was (and its runs run again). */
-void ninja_log_migrate(const char *out_dir, const char *rulesdir, const char *rules_file, const char *kunai,
-                       const char *cwd);
+ * .ninja_log that has the hash of that command without exec (its variables
+ * from out_dir's local.ninja) the hash with it, so that ninja does not run
+ * a finished run again. Never fails: a log it cannot read or write is left
+ * as it was (and its runs run again). */
+void ninja_log_migrate(const char *out_dir, const char *rulesdir, const char *rules_file);
 
 #endif

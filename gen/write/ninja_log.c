@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gen/base/escape.h"
 #include "gen/base/util.h"
 #include "gen/write/ninja.h"
 
@@ -80,58 +79,79 @@ ninja_shell_escape(struct buf *out, const char *path)
 	buf_putc(out, '\'');
 }
 
-/* Does the text after a '$' name variable name ($name, ${name})? */
 static bool
-is_var(const char *e, const char *name)
+name_char(char c)
 {
-	size_t n = strlen(name);
-
-	if (*e == '{')
-		return strncmp(e + 1, name, n) == 0 && e[n + 1] == '}';
-	/* a simple name runs on over [A-Za-z0-9_-] */
-	return strncmp(e, name, n) == 0 && !(e[n] == '_' || e[n] == '-' || (e[n] >= '0' && e[n] <= '9') ||
-	                                     (e[n] >= 'a' && e[n] <= 'z') || (e[n] >= 'A' && e[n] <= 'Z'));
+	return c == '_' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* The value of top-level variable name in the rule file text, evaluated
- * with $kunai and $launch_dir (and $$, "$ ", $:); false when it is not
- * there or names another variable. */
-static bool
-rule_var(const char *text, const char *name, const char *kunai_q, const char *launch_q, struct buf *out)
+/* The text of the top-level line "name = value" of a ninja file, or NULL
+ * (*len: the value's length). */
+static const char *
+find_var(const char *text, const char *name, size_t n, size_t *len)
 {
-	size_t n = strlen(name);
-	const char *p = text, *e;
+	const char *p, *e;
 
-	out->len = 0;
-	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (strncmp(p, name, n) != 0 || (p[n] != ' ' && p[n] != '='))
 			continue;
 		for (p += n; *p == ' '; p++)
 			;
 		if (*p++ != '=')
-			return false;
+			continue;
 		for (; *p == ' '; p++)
 			;
-		for (e = p; *e && *e != '\n'; e++) {
-			if (*e != '$') {
-				buf_putc(out, *e);
-				continue;
-			}
-			e++;
-			if (*e == '$' || *e == ' ' || *e == ':')
-				buf_putc(out, *e);
-			else if (is_var(e, "launch_dir")) {
-				buf_puts(out, launch_q);
-				e += *e == '{' ? 11 : 9;
-			} else if (is_var(e, "kunai")) {
-				buf_puts(out, kunai_q);
-				e += *e == '{' ? 6 : 4;
-			} else
-				return false;
-		}
-		return true;
+		for (e = p; *e && *e != '\n'; e++)
+			;
+		*len = (size_t)(e - p);
+		return p;
 	}
-	return false;
+	return NULL;
+}
+
+/* Appends v[0..n) evaluated as ninja does: $$, "$ ", $: and the variables
+ * of local.ninja (vars; theirs hold none but these escapes). Returns false
+ * for any other variable or form. */
+static bool
+eval(const char *v, size_t n, const char *vars, int depth, struct buf *out)
+{
+	const char *e, *end = v + n, *val;
+	size_t k, len;
+	bool brace;
+
+	for (e = v; e < end; e++) {
+		if (*e != '$') {
+			buf_putc(out, *e);
+			continue;
+		}
+		if (++e == end)
+			return false;
+		if (*e == '$' || *e == ' ' || *e == ':') {
+			buf_putc(out, *e);
+			continue;
+		}
+		brace = *e == '{';
+		e += brace;
+		for (k = 0; e + k < end && name_char(e[k]); k++)
+			;
+		if (!k || (brace && (e + k == end || e[k] != '}')) || depth > 0 ||
+		    !(val = find_var(vars, e, k, &len)) || !eval(val, len, vars, depth + 1, out))
+			return false;
+		e += k - 1 + brace;
+	}
+	return true;
+}
+
+/* The value of the rule file's top-level variable name, evaluated with
+ * local.ninja's variables; false when it is not there or needs another. */
+static bool
+rule_var(const char *text, const char *name, const char *vars, struct buf *out)
+{
+	const char *v;
+	size_t len;
+
+	out->len = 0;
+	return (v = find_var(text, name, strlen(name), &len)) && eval(v, len, vars, 0, out);
 }
 
 /* One line of a v5 log: "start\tend\tmtime\tpath\thash"; *path and *hash
@@ -155,15 +175,13 @@ log_line(char *line, const char **path, char **hash)
 }
 
 void
-ninja_log_migrate(const char *out_dir, const char *rulesdir, const char *rules_file, const char *kunai,
-                  const char *cwd)
+ninja_log_migrate(const char *out_dir, const char *rulesdir, const char *rules_file)
 {
 	static const char head[] = "# ninja log v5\n";
 	static const struct {
 		const char *var, *stamp;
 	} kinds[] = {{"run_command", "/kunai.stamp"}, {"start_command", "/kunai.started"}};
-	struct buf path = {0}, rules = {0}, text = {0}, log = {0}, out = {0}, kq = {0}, lq = {0}, cmd[2] = {{0}},
-		   one = {0};
+	struct buf path = {0}, rules = {0}, text = {0}, local = {0}, log = {0}, out = {0}, cmd[2] = {{0}}, one = {0};
 	char *line, *next, *hash;
 	const char *target;
 	size_t k, n, changed = 0;
@@ -173,10 +191,13 @@ ninja_log_migrate(const char *out_dir, const char *rulesdir, const char *rules_f
 	/* no log: nothing ran; a rule file that cannot be read: nothing known */
 	if (access(path.data, F_OK) != 0 || access(rules.data, R_OK) != 0 || !read_file(rules.data, &text))
 		goto done;
-	sh_quote(&kq, kunai);
-	sh_quote(&lq, cwd);
+	/* the variables the commands name: local.ninja's, as gen just wrote it */
+	rules.len = 0;
+	buf_printf(&rules, "%s/local.ninja", out_dir);
+	if (!read_file(rules.data, &local))
+		goto done;
 	for (k = 0; k < LEN(kinds); k++)
-		if (!rule_var(text.data, kinds[k].var, kq.data, lq.data, &cmd[k]) || strncmp(cmd[k].data, "exec ", 5) != 0)
+		if (!rule_var(text.data, kinds[k].var, local.data, &cmd[k]) || strncmp(cmd[k].data, "exec ", 5) != 0)
 			cmd[k].len = 0;
 	if ((!cmd[0].len && !cmd[1].len) || !read_file(path.data, &log) || log.len < sizeof(head) - 1 ||
 	    memcmp(log.data, head, sizeof(head) - 1) != 0)
@@ -235,8 +256,7 @@ done:
 	buf_free(&text);
 	buf_free(&log);
 	buf_free(&out);
-	buf_free(&kq);
-	buf_free(&lq);
+	buf_free(&local);
 	buf_free(&cmd[0]);
 	buf_free(&cmd[1]);
 	buf_free(&one);
