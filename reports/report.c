@@ -453,11 +453,12 @@ cmd_report(int argc, char **argv)
 		goto done;
 	}
 	buf_printf(&b, "%s/kunai.json", root);
-	ok = json_load_plan(&a, b.data, &p);
-	plan_known = ok && report_mtime(b.data, &plan_t);
-	b.len = 0;
-	if (!ok)
+	/* (what it lacks, or what is wrong with it, told by the loader) */
+	if (!(plan_known = report_mtime(b.data, &plan_t)) && !json_load_plan(&a, b.data, &p)) {
+		ok = false;
 		goto done;
+	}
+	b.len = 0;
 	/* shared with the runner and other reports, not under a kunai gen */
 	if ((lockfd = lock_take(root, false, "report")) < 0) {
 		ok = false;
@@ -474,7 +475,8 @@ cmd_report(int argc, char **argv)
 	 * than its stamp or older than what it was graded from, kunai.json
 	 * older): its files stand, and its stamp has the lines to print */
 	quick = !n_hist && plan_known && report_stamp_read(root, &stamp_t, &res) && report_older(plan_t, stamp_t);
-	if (quick && !html && report_fresh(root, &p, plan_t, stamp_t)) {
+	if (quick && !html && report_fresh(root, &res, plan_t, stamp_t)) {
+		/* its run dirs are kunai.json's, which is older: not even read */
 		printf("kunai: %s\nkunai: %s (%s/report)\n", res.paths, res.counts, root);
 		if (res.note)
 			printf("kunai: %s\n", res.note);
@@ -482,6 +484,11 @@ cmd_report(int argc, char **argv)
 		rc = check && res.fail ? 1 : 0;
 		goto done;
 	}
+	buf_printf(&b, "%s/kunai.json", root);
+	ok = json_load_plan(&a, b.data, &p);
+	b.len = 0;
+	if (!ok)
+		goto done;
 	s.scenario = p.scenario;
 	s.system = p.system;
 	s.root = root;
