@@ -100,7 +100,9 @@ static const struct command commands[] = {
 	 "  --launch-dir DIR        the job's KUNAI_LAUNCH_DIR, CloudAI's $PWD (the\n"
 	 "                          dir gen ran in; local.ninja's launch_dir)\n"
 	 "  --single-sbatch SCRIPT  slurm: queue the run as a step of the build dir's\n"
-	 "                          one allocation, SCRIPT (gen --single-sbatch)\n\n"
+	 "                          one allocation, SCRIPT (gen --single-sbatch)\n"
+	 "  --system-config FILE    runai: the system file, whose app_secret (or the\n"
+	 "                          variable it names, \"$NAME\") authenticates\n\n"
 	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
 	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
 	 "as the job's end, with a warning, rather than waited on forever.\n"},

@@ -16,6 +16,7 @@
 struct slurm_row;
 struct cJSON;
 struct slurm_watch;
+struct runai;
 
 enum job_sched {
 	JOB_STANDALONE,
@@ -70,6 +71,9 @@ struct job {
 	/* kubernetes (job_k8s.c), from kunai.json and k8s.json */
 	const char *kubeconfig, *k8s_namespace, *k8s_build, *k8s_kind, *k8s_run, *k8s_install;
 	long poll_min_ms; /* the poll interval's floor: the system's monitor_interval; 0: 2 s */
+	/* runai (job_runai.c), from kunai.json and --system-config */
+	const char *system_config;
+	struct runai *runai;
 };
 
 /* `kunai job run|start`: returns the process exit status (0 passed, 1 not,
@@ -312,6 +316,8 @@ void runai_cancel(struct job *j);
 /* The poller's query: one workload listing for ids; false when the API
  * could not be asked. */
 bool runai_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
+/* Wipes and frees the secret and the token. */
+void runai_release(struct job *j);
 
 /* ---- job_poll.c ---------------------------------------------------------- */
 
