@@ -25,30 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
-#include "job.h"
+#include "job_runai.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 #include "gen/toml/toml.h"
 
-enum {
-	TRIES = 10,          /* per request: 5xx, 429 and no answer retried */
-	TIMEOUT_S = 60,      /* per request */
-	RETRY_AFTER_MAX = 120,
-	UNREACHABLE_S = 600, /* KUNAI_RUNAI_UNREACHABLE: no listing answered */
-	TIME_GRACE_S = 60,   /* past the time limit before kunai deletes it */
-	PAGE = 500,          /* workloads per listing page */
-	PAGES_MAX = 20,
-};
 
-struct runai {
-	const char *base, *app_id, *project, *cluster;
-	char *secret, *token; /* malloc'd, wiped when freed */
-	const char *name;     /* the applied request's name */
-};
-
-static long
-env_seconds(const char *name, long def)
+long
+runai_env_seconds(const char *name, long def)
 {
 	const char *s = getenv(name);
 	char *end;
@@ -60,8 +44,8 @@ env_seconds(const char *name, long def)
 	return *end || v < 0 ? def : v;
 }
 
-static void
-wipe(char **s)
+void
+runai_wipe(char **s)
 {
 	if (*s) {
 		memset(*s, 0, strlen(*s));
@@ -99,8 +83,8 @@ secret_from_file(struct job *j, const char *path)
 
 /* The system's API address, ids and secret (kunai.json, the environment,
  * the system file); false with j->info's reason set. */
-static bool
-config(struct job *j)
+bool
+runai_config(struct job *j)
 {
 	struct runai *r;
 	const cJSON *sys, *mi;
@@ -158,8 +142,8 @@ config(struct job *j)
 }
 
 /* "RunAI: HTTP N: message" from an error answer (its "message" when JSON). */
-static const char *
-api_error(struct job *j, const char *what, const struct http_resp *h)
+const char *
+runai_error(struct job *j, const char *what, const struct http_resp *h)
 {
 	cJSON *doc = h->status ? cJSON_Parse(buf_str((struct buf *)&h->body)) : NULL;
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "message");
@@ -176,8 +160,8 @@ api_error(struct job *j, const char *what, const struct http_resp *h)
 }
 
 /* POST /api/v1/token with the app id and secret (CloudAI's body). */
-static bool
-authenticate(struct job *j, struct http_resp *h)
+bool
+runai_auth(struct job *j, struct http_resp *h)
 {
 	struct runai *r = j->runai;
 	cJSON *b = cJSON_CreateObject(), *doc;
@@ -202,7 +186,7 @@ authenticate(struct job *j, struct http_resp *h)
 		return false;
 	doc = cJSON_Parse(buf_str(&h->body));
 	t = cJSON_GetObjectItemCaseSensitive(doc, "accessToken");
-	wipe(&r->token);
+	runai_wipe(&r->token);
 	if (cJSON_IsString(t) && *t->valuestring)
 		r->token = xstrdup(t->valuestring);
 	if (doc && cJSON_IsString(t))
@@ -233,8 +217,8 @@ again(const struct http_resp *h, int *backoff, long *ms)
  * a scheme), authenticated, retried as the header says; false when no
  * answer came at last (h says why); an error status is the caller's. A
  * signal ends the retries unless cleanup. */
-static bool
-api(struct job *j, const char *method, const char *path, const char *body, bool cleanup, int tries,
+bool
+runai_api(struct job *j, const char *method, const char *path, const char *body, bool cleanup, int tries,
     struct http_resp *h)
 {
 	struct runai *r = j->runai;
@@ -248,14 +232,14 @@ api(struct job *j, const char *method, const char *path, const char *body, bool 
 	else
 		buf_printf(&url, "%s%s", r->base, path);
 	for (k = 0; k < tries; k++) {
-		if (!r->token && !authenticate(j, h)) {
+		if (!r->token && !runai_auth(j, h)) {
 			if (h->status && h->status != 429 && h->status < 500)
 				break; /* refused: the id or secret is wrong */
 		} else {
 			ok = http_do(method, url.data, r->token, body, TIMEOUT_S, h);
 			if (ok && h->status == 401 && !reauth) {
 				/* expired: one new token */
-				wipe(&r->token);
+				runai_wipe(&r->token);
 				reauth = true;
 				k--;
 				continue;
@@ -320,7 +304,7 @@ find_by_name(struct job *j, const char *name)
 
 	buf_printf(&path, "/api/v1/workloads?filterBy=name%%3D%%3D%s&filterBy=projectId%%3D%%3D%s&limit=10", name,
 	           j->runai->project);
-	if (api(j, "GET", path.data, NULL, false, TRIES, &h) && h.status == 200 && (doc = cJSON_Parse(h.body.data))) {
+	if (runai_api(j, "GET", path.data, NULL, false, TRIES, &h) && h.status == 200 && (doc = cJSON_Parse(h.body.data))) {
 		cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(doc, "workloads"))
 		{
 			const char *n = json_get_str(&j->arena, w, "name");
@@ -334,18 +318,18 @@ find_by_name(struct job *j, const char *name)
 	return id;
 }
 
-static bool
-delete_workload(struct job *j, const char *id, bool cleanup, const char **why)
+bool
+runai_delete(struct job *j, const char *id, bool cleanup, const char **why)
 {
 	struct http_resp h = {0};
 	struct buf path = {0};
 	bool ok;
 
 	buf_printf(&path, "/api/v1/workloads/trainings/%s", id);
-	ok = api(j, "DELETE", path.data, NULL, cleanup, TRIES, &h) &&
+	ok = runai_api(j, "DELETE", path.data, NULL, cleanup, TRIES, &h) &&
 	     (h.status == 200 || h.status == 202 || h.status == 204 || h.status == 404);
 	if (!ok) {
-		*why = api_error(j, "delete", &h);
+		*why = runai_error(j, "delete", &h);
 		warn("%s: %s; workload %s is left behind", j->dir, *why, id);
 	}
 	buf_free(&path);
@@ -363,15 +347,15 @@ runai_submit(struct job *j, bool *retryable)
 	int k;
 
 	*retryable = false;
-	if (!config(j) || !(body = applied_request(j)))
+	if (!runai_config(j) || !(body = applied_request(j)))
 		goto failed;
 	for (k = 0; k < 2; k++) {
-		api(j, "POST", "/api/v1/workloads/trainings", body, false, TRIES, &h);
+		runai_api(j, "POST", "/api/v1/workloads/trainings", body, false, TRIES, &h);
 		/* one of an earlier attempt that job.json does not know */
 		if (h.status != 409 || k || !(id = find_by_name(j, j->runai->name)))
 			break;
 		warn("%s: workload %s exists from an earlier attempt; deleting it", j->dir, j->runai->name);
-		if (!delete_workload(j, id, false, &why))
+		if (!runai_delete(j, id, false, &why))
 			break;
 		job_sleep(j, 1000);
 	}
@@ -385,7 +369,7 @@ runai_submit(struct job *j, bool *retryable)
 			return true;
 		}
 	}
-	j->info.reason = why ? why : api_error(j, "submit", &h);
+	j->info.reason = why ? why : runai_error(j, "submit", &h);
 	*retryable = h.status == 0 || h.status == 429 || h.status >= 500;
 failed:
 	j->info.job_id = NULL;
@@ -405,7 +389,7 @@ runai_find_submitted(struct job *j)
 	cJSON *doc;
 	bool absent;
 
-	if (!config(j))
+	if (!runai_config(j))
 		return false;
 	/* the name the last attempt applied */
 	doc = json_load(job_path(j, &p, "runai.applied.json"), &why, &absent);
@@ -452,7 +436,7 @@ runai_query(struct job *j, char *const *ids, size_t n, struct buf *rows)
 	size_t i, page;
 	cJSON *doc;
 
-	if (!config(j)) {
+	if (!runai_config(j)) {
 		free(found);
 		return false;
 	}
@@ -461,9 +445,9 @@ runai_query(struct job *j, char *const *ids, size_t n, struct buf *rows)
 		path.len = 0;
 		buf_printf(&path, "/api/v1/workloads?filterBy=projectId%%3D%%3D%s&limit=%d&offset=%ld", j->runai->project,
 		           PAGE, offset);
-		if (!api(j, "GET", path.data, NULL, false, 1, &h) || h.status != 200 ||
+		if (!runai_api(j, "GET", path.data, NULL, false, 1, &h) || h.status != 200 ||
 		    !(doc = cJSON_Parse(h.body.data))) {
-			warn("%s", api_error(j, "list workloads", &h));
+			warn("%s", runai_error(j, "list workloads", &h));
 			ok = false;
 			break;
 		}
@@ -505,243 +489,11 @@ runai_query(struct job *j, char *const *ids, size_t n, struct buf *rows)
 	return ok;
 }
 
-/* ---- logs, events, the end --------------------------------------------------------- */
-
-/* The item of list (an array, or an object's member key) whose field f is v. */
-static const cJSON *
-find_item(const cJSON *doc, const char *key, const char *f, const char *v)
-{
-	const cJSON *list = key ? cJSON_GetObjectItemCaseSensitive(doc, key) : doc, *it;
-
-	cJSON_ArrayForEach(it, list)
-	{
-		const cJSON *x = cJSON_GetObjectItemCaseSensitive(it, f);
-		if (cJSON_IsString(x) && v && strcmp(x->valuestring, v) == 0)
-			return it;
-	}
-	return NULL;
-}
-
-/* GET path as JSON (NULL on any failure; why set). */
-static cJSON *
-get_json(struct job *j, const char *path, const char *what, const char **why)
-{
-	struct http_resp h = {0};
-	cJSON *doc = NULL;
-
-	if (api(j, "GET", path, NULL, true, 3, &h) && h.status == 200)
-		doc = cJSON_Parse(h.body.data);
-	if (!doc)
-		*why = api_error(j, what, &h);
-	http_resp_free(&h);
-	return doc;
-}
-
-/* events.txt (one JSON event a line) and stdout.txt (the logs, as CloudAI
- * stores them); what fails is said in the reason's place only when nothing
- * else is wrong. */
-static void
-store_logs(struct job *j)
-{
-	struct runai *r = j->runai;
-	struct buf p = {0}, path = {0}, logs = {0}, ev = {0};
-	cJSON *tr = NULL, *projects = NULL, *clusters = NULL, *events;
-	const cJSON *it, *pr, *cl;
-	const char *why = NULL, *name, *cluster, *domain, *pname;
-	struct http_resp h = {0};
-
-	buf_printf(&path, "/api/v1/workloads/%s/events?offset=0&limit=100&sortOrder=asc", j->info.job_id);
-	if ((events = get_json(j, path.data, "events", &why))) {
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(events, "events"))
-		{
-			char *s = cJSON_PrintUnformatted(it);
-			if (s)
-				buf_printf(&ev, "%s\n", s);
-			cJSON_free(s);
-		}
-		write_file_atomic(job_path(j, &p, "events.txt"), ev.data ? ev.data : "", ev.len);
-		cJSON_Delete(events);
-	}
-	path.len = 0;
-	buf_printf(&path, "/api/v1/workloads/trainings/%s", j->info.job_id);
-	if (!(tr = get_json(j, path.data, "training", &why)) ||
-	    !(projects = get_json(j, "/api/v1/org-unit/projects", "projects", &why)) ||
-	    !(clusters = get_json(j, "/api/v1/clusters", "clusters", &why)))
-		goto out;
-	name = json_get_str(&j->arena, tr, "name");
-	cluster = json_get_str(&j->arena, tr, "clusterId");
-	pr = find_item(projects, "projects", "id", r->project);
-	cl = find_item(clusters, NULL, "uuid", cluster);
-	pname = pr ? json_get_str(&j->arena, pr, "name") : NULL;
-	domain = cl ? json_get_str(&j->arena, cl, "domain") : NULL;
-	if (!name || !pname || !domain || !*domain) {
-		why = !pname ? arena_printf(&j->arena, "RunAI logs: project %s not found", r->project)
-		      : !domain ? arena_printf(&j->arena, "RunAI logs: cluster %s has no domain", cluster ? cluster : "")
-		              : "RunAI logs: the training has no name";
-		goto out;
-	}
-	path.len = 0;
-	buf_printf(&path, "%s/cluster-api/status", domain);
-	if (!api(j, "GET", path.data, NULL, true, 3, &h) || !strstr(buf_str(&h.body), "OK")) {
-		why = "RunAI logs: the cluster API is not available";
-		goto out;
-	}
-	path.len = 0;
-	buf_printf(&path, "%s%s/cluster-api/api/v1/%s/workloads/training/runai/%s/logs",
-	           strncmp(domain, "https://", 8) == 0 ? "wss://" : "ws://", strstr(domain, "://") ? strstr(domain, "://") + 3 : domain,
-	           pname, name);
-	if (!http_ws_read(path.data, r->token, TIMEOUT_S * 5, &logs, &h) && h.status == 401) {
-		/* the token expired: one new one */
-		logs.len = 0;
-		wipe(&r->token);
-		if (authenticate(j, &h))
-			http_ws_read(path.data, r->token, TIMEOUT_S * 5, &logs, &h);
-	}
-	if (h.status != 101) {
-		why = arena_printf(&j->arena, "RunAI logs: %s", h.error);
-		goto out;
-	}
-	if (!write_file_atomic(job_path(j, &p, "stdout.txt"), logs.data ? logs.data : "", logs.len))
-		why = "cannot write stdout.txt";
-out:
-	if (why) {
-		warn("%s: %s", j->dir, why);
-		if (!j->info.reason)
-			j->info.reason = why;
-	}
-	cJSON_Delete(tr);
-	cJSON_Delete(projects);
-	cJSON_Delete(clusters);
-	http_resp_free(&h);
-	buf_free(&p);
-	buf_free(&path);
-	buf_free(&logs);
-	buf_free(&ev);
-}
-
-static void
-finish(struct job *j, bool cleanup)
-{
-	const char *why = NULL;
-
-	store_logs(j);
-	if (!delete_workload(j, j->info.job_id, cleanup, &why) && !j->info.reason)
-		j->info.reason = why;
-}
-
-static void
-give_up(struct job *j, const char *state, const char *reason)
-{
-	j->info.state = state;
-	j->info.reason = reason;
-	j->info.end_time = job_iso(&j->arena, job_now());
-	finish(j, false);
-}
-
-enum job_wait
-runai_wait(struct job *j, bool want_start)
-{
-	long unreachable = env_seconds("KUNAI_RUNAI_UNREACHABLE", UNREACHABLE_S);
-	double now, when = 0, last_when = 0, answered = job_now(), submit = 0, started = 0;
-	struct slurm_row r;
-	enum job_wait result;
-	bool terminal;
-	long tick = 100;
-	int missing = 0, f;
-
-	if (!config(j)) {
-		j->info.state = "LOST";
-		return JOB_WAIT_ENDED;
-	}
-	if (!j->info.submit_time || !job_iso_parse(j->info.submit_time, &submit))
-		submit = job_now();
-	if (j->info.start_time)
-		job_iso_parse(j->info.start_time, &started);
-	if (!poll_register(j))
-		warn("%s: workload %s is not watched by the build dir's poller", j->dir, j->info.job_id);
-	for (;;) {
-		if (j->signo) {
-			result = JOB_WAIT_INTERRUPTED;
-			break;
-		}
-		if (!j->stopping && job_stop_due(j)) {
-			result = JOB_WAIT_STOP;
-			break;
-		}
-		now = job_now();
-		f = poll_lookup(j, &r, &when);
-		if (f >= 0 && when != last_when) {
-			last_when = when;
-			answered = now;
-			missing = f == 0 ? missing + 1 : 0;
-		}
-		if (f == 1) {
-			if (!started && strcmp(r.state, "PENDING") != 0) {
-				started = now;
-				j->info.start_time = job_iso(&j->arena, now);
-			}
-			job_state_outcome(r.state, 0, &terminal);
-			if (terminal) {
-				j->info.state = arena_strdup(&j->arena, r.state);
-				j->info.has_exit_code = r.exit_code >= 0;
-				j->info.exit_code = r.exit_code;
-				if (r.reason[0])
-					j->info.reason = arena_strdup(&j->arena, r.reason);
-				j->info.end_time = job_iso(&j->arena, now);
-				finish(j, false);
-				result = JOB_WAIT_ENDED;
-				break;
-			}
-			if (want_start && strcmp(r.state, "RUNNING") == 0) {
-				j->info.state = "RUNNING";
-				result = JOB_WAIT_STARTED;
-				break;
-			}
-		} else if (f == 0 && missing >= 2) {
-			j->info.state = "LOST";
-			j->info.reason = "the workload is gone (deleted outside kunai?)";
-			j->info.end_time = job_iso(&j->arena, now);
-			result = JOB_WAIT_ENDED;
-			break;
-		}
-		if (j->time_limit > 0 && now - submit > (double)(j->time_limit + TIME_GRACE_S)) {
-			give_up(j, "TIMEOUT", arena_printf(&j->arena, "still running %d s past its time limit of %ld s; deleted",
-			                                   TIME_GRACE_S, j->time_limit));
-			result = JOB_WAIT_ENDED;
-			break;
-		}
-		if (now - answered >= (double)unreachable) {
-			j->info.state = "LOST";
-			j->info.reason = arena_printf(&j->arena, "no answer from RunAI for %.0f s; workload %s may still exist",
-			                              now - answered, j->info.job_id);
-			j->info.end_time = job_iso(&j->arena, now);
-			result = JOB_WAIT_ENDED;
-			break;
-		}
-		poll_maybe(j, false);
-		job_sleep(j, tick);
-		tick = tick < 1000 ? tick * 2 : 1000;
-	}
-	if (result == JOB_WAIT_ENDED)
-		poll_unregister(j);
-	return result;
-}
-
-void
-runai_cancel(struct job *j)
-{
-	if (!j->info.job_id || !config(j))
-		return;
-	finish(j, true);
-	j->info.state = "CANCELLED";
-	j->info.end_time = job_iso(&j->arena, job_now());
-}
-
 void
 runai_release(struct job *j)
 {
 	if (j->runai) {
-		wipe(&j->runai->secret);
-		wipe(&j->runai->token);
+		runai_wipe(&j->runai->secret);
+		runai_wipe(&j->runai->token);
 	}
 }
