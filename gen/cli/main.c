@@ -75,7 +75,7 @@ static const struct command commands[] = {
 	 "a failed run is not an error (exit 0). Exit 1 when DIR is not a run of\n"
 	 "kunai.json or the report cannot be written.\n"},
 	{"job", cmd_job,
-	 "job run|start --scheduler standalone|slurm|kubernetes [options] DIR|DIR/kunai.stamp",
+	 "job run|start --scheduler standalone|slurm|kubernetes|lsf|runai [options] DIR|DIR/kunai.stamp",
 	 "Run one run dir of the build dir (what `ninja run` calls, from the build\n"
 	 "dir, with the edge's stamp): submit DIR's script, or reattach to its job if an earlier\n"
 	 "invocation left one queued or running; wait; record DIR/job.json (state,\n"

@@ -13,6 +13,8 @@ struct http_resp {
 	long status;      /* 0: no HTTP answer (error says why) */
 	struct buf body;
 	long retry_after; /* seconds of a Retry-After header; -1: none */
+	bool permanent;   /* no answer, and none will come by asking again (TLS
+	                   * verification, a bad URL) */
 	char error[256];
 };
 

@@ -93,10 +93,15 @@ http_do(const char *method, const char *url, const char *token, const char *body
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
 	rc = curl_easy_perform(c);
-	if (rc == CURLE_OK)
+	r->permanent = false;
+	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-	else
+	} else {
 		snprintf(r->error, sizeof(r->error), "%s", curl_easy_strerror(rc));
+		r->permanent = rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+		               rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_URL_MALFORMAT ||
+		               rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_SSL_ISSUER_ERROR;
+	}
 	buf_str(&r->body);
 	curl_easy_cleanup(c);
 	curl_slist_free_all(h);

@@ -15,6 +15,7 @@ missing(struct http_resp *r)
 {
 	r->status = 0;
 	r->retry_after = -1;
+	r->permanent = true;
 	snprintf(r->error, sizeof(r->error), "kunai was built without libcurl (install libcurl4-openssl-dev, "
 	                                     "then ./configure && make): RunAI submission is disabled");
 	return false;

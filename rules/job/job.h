@@ -132,6 +132,9 @@ bool job_stop_due(struct job *j);
 
 /* Whether path exists. */
 bool job_exists(const char *path);
+/* A non-negative whole number (of seconds) from the environment variable
+ * name; def when it is unset, empty or not one. */
+long job_env_seconds(const char *name, long def);
 /* Wall clock and monotonic clock in seconds. */
 double job_now(void);
 double job_mono(void);
@@ -234,6 +237,11 @@ enum job_wait slurm_wait(struct job *j, bool want_start);
 bool slurm_find_submitted(struct job *j);
 /* scancel the job (retrying transient errors). */
 void slurm_cancel(struct job *j);
+/* Runs argv (argv[0] from PATH) in dir, retrying the errors transient()
+ * calls transient up to tries times with growing pauses; a signal ends the
+ * retries unless cleanup. Returns its exit status (-1 when it cannot run). */
+int job_cmd_retry(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
+                  struct buf *err, bool (*transient)(const char *err));
 /* Runs a Slurm command (argv[0] from PATH) in dir, retrying transient errors
  * up to tries times with growing pauses; a signal ends the retries unless
  * cleanup. Returns its exit status (-1 when it cannot run). */

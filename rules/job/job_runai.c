@@ -31,18 +31,6 @@
 #include "gen/toml/toml.h"
 
 
-long
-runai_env_seconds(const char *name, long def)
-{
-	const char *s = getenv(name);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return def;
-	v = strtol(s, &end, 10);
-	return *end || v < 0 ? def : v;
-}
 
 void
 runai_wipe(char **s)
@@ -210,7 +198,7 @@ again(const struct http_resp *h, int *backoff, long *ms)
 	}
 	*ms = 1000L << (*backoff < 6 ? *backoff : 6);
 	++*backoff;
-	return h->status == 0 || h->status >= 500;
+	return (h->status == 0 && !h->permanent) || h->status >= 500;
 }
 
 /* One call of the API (url: base + path, or absolute when path starts with
@@ -370,7 +358,7 @@ runai_submit(struct job *j, bool *retryable)
 		}
 	}
 	j->info.reason = why ? why : runai_error(j, "submit", &h);
-	*retryable = h.status == 0 || h.status == 429 || h.status >= 500;
+	*retryable = (h.status == 0 && !h.permanent) || h.status == 429 || h.status >= 500;
 failed:
 	j->info.job_id = NULL;
 	j->info.state = "SUBMIT_FAILED";

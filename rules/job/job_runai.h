@@ -41,7 +41,5 @@ const char *runai_error(struct job *j, const char *what, const struct http_resp 
 bool runai_delete(struct job *j, const char *id, bool cleanup, const char **why);
 /* Zeroes and frees *s. */
 void runai_wipe(char **s);
-/* A non-negative number of seconds from the environment, else def. */
-long runai_env_seconds(const char *name, long def);
 
 #endif

@@ -146,7 +146,7 @@ give_up(struct job *j, const char *state, const char *reason)
 enum job_wait
 runai_wait(struct job *j, bool want_start)
 {
-	long unreachable = runai_env_seconds("KUNAI_RUNAI_UNREACHABLE", UNREACHABLE_S);
+	long unreachable = job_env_seconds("KUNAI_RUNAI_UNREACHABLE", UNREACHABLE_S);
 	double now, when = 0, last_when = 0, answered = job_now(), submit = 0, started = 0;
 	struct slurm_row r;
 	enum job_wait result;
