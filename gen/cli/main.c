@@ -174,7 +174,9 @@ static const struct command commands[] = {
 	 "kunai gen, then `ninja -C BUILD_DIR -k 0 -j 0 run` (SIGINT and SIGTERM are passed\n"
 	 "on), then `ninja cleanup` when the scenario has a cleanup phase (after an\n"
 	 "interruption too; its failure is reported, not counted), then `ninja\n"
-	 "report`, then a table of the outcomes. While it runs, one line (on a\n"
+	 "report` (on Slurm, a run its peers flagged is first measured again\n"
+	 "beside a peer node, as the edges of again.ninja: only a gap reproduced\n"
+	 "drains its node), then a table of the outcomes. While it runs, one line (on a\n"
 	 "terminal) or a line per finished run shows done/total, passed, failed,\n"
 	 "running, pending on the scheduler and the elapsed time. When nothing\n"
 	 "needed running it says when the results are from. The last line is the\n"
@@ -185,7 +187,7 @@ static const struct command commands[] = {
 	{"status", cmd_status, "status BUILD_DIR",
 	 "One line per run: its outcome, or for a run under way its live state\n"
 	 "(one batched squeue for all Slurm jobs; nothing is asked when no run is\n"
-	 "live), job id and elapsed time.\n"},
+	 "live), job id, elapsed time and its nodes (n[1-3,5]).\n"},
 	{"verify-configs", cmd_verify_configs,
 	 "verify-configs [--tests-dir DIR] [--hook-dir DIR] PATH...",
 	 "Classify every TOML file under PATH (system, test or scenario) and\n"

@@ -11,6 +11,10 @@
 #include "gen/model/model.h"
 #include "gen/workloads/workload.h"
 
+/* Exported by a job script whose export lines computed run r's values
+ * that run a command; its value is r's dir (script_env_exports). */
+#define ENV_RUN_VAR "KUNAI_ENV_RUN"
+
 void
 script_check(struct buf *out, const struct run *hr, const char *stdout_word)
 {
@@ -223,6 +227,18 @@ script_env_ok(const struct run *r, const struct hooks *h)
 	return ok;
 }
 
+/* Whether a value of r's runs a command when it is expanded. */
+static bool
+env_computes(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->env.len; i++)
+		if (sh_is_name(r->env.items[i].key) && sh_live_computes(r->env.items[i].value))
+			return true;
+	return false;
+}
+
 void
 script_env_exports(struct buf *out, const struct run *r)
 {
@@ -243,6 +259,14 @@ script_env_exports(struct buf *out, const struct run *r)
 		}
 		buf_putc(out, '\n');
 	}
+	/* the values that ran a command were computed here, once: r's
+	 * env_vars.sh, sourced in a container (where scontrol and the like
+	 * usually are not), keeps them (srun --export=ALL brings them) */
+	if (env_computes(r)) {
+		buf_printf(out, "export %s=", ENV_RUN_VAR);
+		sh_quote(out, r->dir);
+		buf_putc(out, '\n');
+	}
 }
 
 void
@@ -258,6 +282,13 @@ script_env(const struct run *r, struct buf *out)
 	for (i = 0; i < r->env.len; i++) {
 		if (!sh_is_name(r->env.items[i].key))
 			continue; /* reported by script_env_ok */
+		/* computed by the job script's own export line already when
+		 * it is r's (script_env_exports); a hook's is computed here */
+		if (sh_live_computes(r->env.items[i].value)) {
+			buf_printf(out, "[ \"${%s-}\" = ", ENV_RUN_VAR);
+			sh_quote(out, r->dir);
+			buf_puts(out, " ] || ");
+		}
 		buf_printf(out, "export %s=\"", r->env.items[i].key);
 		sh_live_body(out, r->env.items[i].value, here ? SH_LAUNCH_VAR : NULL, "$BUILD_DIR");
 		buf_puts(out, "\"\n");

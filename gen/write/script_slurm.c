@@ -363,7 +363,8 @@ script_test_command(struct buf *out, const struct run *r)
 
 /* bash -c "source <dir>/env_vars.sh; <command>": $RUN_DIR_Q is the run dir
  * quoted for the inner shell (printf %q), the rest is escaped for the
- * double quotes, so the inner shell sees exactly the command that was built. */
+ * double quotes, so the inner shell sees exactly the command that was built,
+ * but for the references the workload leaves to the batch shell. */
 static void
 bash_c(struct buf *out, const struct run *r, const struct where *d)
 {
@@ -376,7 +377,7 @@ bash_c(struct buf *out, const struct run *r, const struct where *d)
 	buf_puts(&inner, "/env_vars.sh; ");
 	script_test_command(&inner, r);
 	buf_puts(out, "bash -c \"source $RUN_DIR_Q");
-	sh_dquote_body(out, text(&inner));
+	sh_dquote_batch(out, text(&inner));
 	buf_putc(out, '"');
 	buf_free(&inner);
 }

@@ -118,38 +118,55 @@ no_links(const char *dir)
 	return ok;
 }
 
-/* DIR/kunai.lock, held for the whole invocation; a kunai job that holds it
- * already is waited for (and may have finished the run meanwhile). */
+/* Takes fd's flock for the whole invocation; a kunai job that holds it
+ * already is waited for (and may have finished the run meanwhile). Returns
+ * 1, 0 after a signal, -1 (errno set) when the file system refuses. */
+static int
+flock_wait(struct job *j, int fd)
+{
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 1;
+	if (errno != EWOULDBLOCK)
+		return -1;
+	/* polled, not blocked on: a Ctrl-C must still end us */
+	warn("%s: another kunai job is running it; waiting for it", j->dir);
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0)
+		if (errno != EWOULDBLOCK || (job_sleep(j, 200) && j->signo))
+			return j->signo ? 0 : -1;
+	return 1;
+}
+
+/* The run dir's lock: the dir itself, flock'ed (a lock file would cost an
+ * inode per run dir, see write_stamp); DIR/kunai.lock where the file
+ * system locks no directory (NFS turns flock into a write lock, which
+ * needs a file open for writing). Returns the descriptor or -1. */
 static int
 lock_dir(struct job *j)
 {
 	struct buf p = {0};
-	int fd;
+	int fd, rc;
 
-	fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open(j->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		warn("open %s:", p.data);
-		buf_free(&p);
+		warn("open %s:", j->dir);
 		return -1;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno != EWOULDBLOCK) {
-			warn("lock %s:", p.data);
-			close(fd);
-			fd = -1;
-		} else {
-			/* polled, not blocked on: a Ctrl-C must still end us */
-			warn("%s: another kunai job is running it; waiting for it", j->dir);
-			while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-				if (errno != EWOULDBLOCK || (job_sleep(j, 200) && j->signo)) {
-					if (!j->signo)
-						warn("lock %s:", p.data);
-					close(fd);
-					fd = -1;
-					break;
-				}
-			}
+	rc = flock_wait(j, fd);
+	if (rc < 0 && !j->signo) {
+		close(fd);
+		fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			warn("open %s:", p.data);
+			buf_free(&p);
+			return -1;
 		}
+		rc = flock_wait(j, fd);
+	}
+	if (rc <= 0) {
+		if (!j->signo)
+			warn("lock %s:", p.len ? p.data : j->dir);
+		close(fd);
+		fd = -1;
 	}
 	buf_free(&p);
 	return fd;
@@ -319,28 +336,42 @@ retry_backoff(struct job *j, int k)
 	return true;
 }
 
-/* The stamp of a passed run: a second name of the job.json just saved
- * (a link makes no inode, the costliest part of a small file on ext4), its
- * mtime set to now so that ninja sees it newer than the script; a marker
- * file of its own where no link can be made. Ninja reads only its mtime,
- * and the next attempt removes it before it moves job.json away. */
+/* The stamp of a passed run: a second name of the record job.json holds
+ * before the final one is saved over it (link_stamp), so that saving
+ * frees no inode and the stamp makes none. ext4 without a journal skips,
+ * for every file it creates, each inode freed in the last minute or more,
+ * scanning from the start of the group: a freed inode per run makes a
+ * campaign's file creations cost more the more runs it has done. Where
+ * there was no earlier record, the stamp is a second name of the final
+ * one; a marker file of its own where no link can be made. Its mtime is
+ * set to now, so that ninja sees it newer than the script; ninja reads
+ * only that, and the next attempt removes it before it moves job.json
+ * away. */
 static bool
-write_stamp(struct job *j)
+link_stamp(struct job *j, struct buf *tmp)
 {
-	struct buf from = {0}, to = {0}, tmp = {0};
+	struct buf from = {0};
 	bool ok;
 
-	job_path(j, &from, "job.json");
-	job_path(j, &to, "kunai.stamp");
-	file_temp_name(&tmp, to.data, "tmp");
-	ok = link(from.data, tmp.data) == 0;
-	if (ok && (utimensat(AT_FDCWD, tmp.data, NULL, 0) != 0 || rename(tmp.data, to.data) != 0)) {
-		unlink(tmp.data);
+	tmp->len = 0;
+	file_temp_name(tmp, job_path(j, &from, "kunai.stamp"), "tmp");
+	ok = link(job_path(j, &from, "job.json"), tmp->data) == 0;
+	buf_free(&from);
+	return ok;
+}
+
+static bool
+write_stamp(struct job *j, struct buf *tmp, bool linked)
+{
+	struct buf to = {0};
+	bool ok = linked || link_stamp(j, tmp);
+
+	if (ok && (utimensat(AT_FDCWD, tmp->data, NULL, 0) != 0 ||
+	           rename(tmp->data, job_path(j, &to, "kunai.stamp")) != 0)) {
+		unlink(tmp->data);
 		ok = false;
 	}
-	buf_free(&from);
 	buf_free(&to);
-	buf_free(&tmp);
 	return ok || write_marker(j, "kunai.stamp");
 }
 
@@ -350,12 +381,17 @@ write_stamp(struct job *j)
 static int
 conclude(struct job *j, bool passed)
 {
+	struct buf tmp = {0};
+	bool linked = passed && link_stamp(j, &tmp);
 	bool ok = job_save(j);
 
 	if (passed)
-		ok = ok && write_stamp(j);
+		ok = ok && write_stamp(j, &tmp, linked);
 	else
 		remove_file(j, "kunai.started");
+	if (linked && !ok)
+		unlink(tmp.data);
+	buf_free(&tmp);
 	if (!passed)
 		warn("%s: %s (%s)", j->dir, j->info.outcome, j->info.reason ? j->info.reason : "");
 	if (j->signo)
