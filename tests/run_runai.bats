@@ -147,7 +147,10 @@ test_name = \"fail\""
 	[ "$(calls 'POST /api/v1/workloads/trainings 202')" -eq 5 ]
 	[ "$(calls 'DELETE /api/v1/workloads/trainings/.* 202')" -eq 5 ]
 	# polite: a listing serves all the waiters (far fewer than one per run per second)
-	[ "$(calls 'GET /api/v1/workloads?filterBy=projectId%3D%3Dp1')" -le 12 ]
+	local listings
+	listings=$(calls '^GET /api/v1/workloads 200$')
+	echo "5 runs: $listings listings"
+	[ "$listings" -ge 1 ] && [ "$listings" -le 12 ]
 	[ "$(calls '^GET /api/v1/workloads/trainings/[^ /]* 200')" -eq 5 ]
 	no_secret
 	[[ $output != *"$SECRET"* ]]
