@@ -557,8 +557,14 @@ cmd_report(int argc, char **argv)
 		goto done;
 	}
 	buf_printf(&b, "%s/kunai.json", root);
-	ok = json_load_plan(&a, b.data, &p);
-	plan_known = ok && mtime(b.data, &plan_t);
+	/* a results dir of CloudAI's has none: its test-run.toml files are the plan */
+	if (access(b.data, F_OK) != 0 && cloudai_results_is(root)) {
+		ok = cloudai_results_plan(&a, root, &p);
+		plan_known = false;
+	} else {
+		ok = json_load_plan(&a, b.data, &p);
+		plan_known = ok && mtime(b.data, &plan_t);
+	}
 	b.len = 0;
 	if (!ok)
 		goto done;
