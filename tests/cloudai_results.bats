@@ -89,3 +89,36 @@ outcome() { "$Q" "$R/$1/report.json" outcome; }
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"Tests.all_reduce/0/test-run.toml:2:"*"error:"* ]]
 }
+
+@test "kunai generate-report: CloudAI's verb and flags (CLOUDAI_SYSTEM_CONFIG too) report the result dir" {
+	local c=$SHARED/cloudai-compat/conf
+	run --separate-stderr "$KUNAI" generate-report --system-config "$c/system/example_slurm_cluster.toml" \
+		--tests-dir "$c/test" --test-scenario "$c/test_scenario/nccl_test.toml" --result-dir "$R"
+	[ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
+	[ "$("$Q" "$R/report/summary.json" counts.passed)" = 1 ]
+	rm -rf "$R/report"
+	CLOUDAI_SYSTEM_CONFIG=$c/system/example_slurm_cluster.toml run --separate-stderr "$KUNAI" generate-report \
+		--test_scenario "$c/test_scenario/nccl_test.toml" --result_dir="$R"
+	[ "$status" -eq 0 ]
+	[ -s "$R/report/summary.json" ]
+	# CloudAI requires the configs and the result dir
+	run --separate-stderr "$KUNAI" generate-report --test-scenario "$c/test_scenario/nccl_test.toml" --result-dir "$R"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"missing --system-config"* ]]
+	run --separate-stderr "$KUNAI" generate-report --system-config "$c/system/example_slurm_cluster.toml" \
+		--test-scenario "$c/test_scenario/nccl_test.toml" --result-dir "$BATS_TEST_TMPDIR/none"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"none: No such file or directory"* ]]
+}
+
+@test "kunai gen: the system comes from CLOUDAI_SYSTEM_CONFIG when --system-config is not given" {
+	local c=$SHARED/cloudai-compat/conf
+	CLOUDAI_SYSTEM_CONFIG=$c/system/example_slurm_cluster.toml run --separate-stderr "$KUNAI" gen \
+		--tests-dir "$c/test" --test-scenario "$c/test_scenario/sleep.toml" -o "$BATS_TEST_TMPDIR/g"
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	grep -q '^#SBATCH --partition=' "$BATS_TEST_TMPDIR"/g/*/0/cloudai_sbatch_script.sh
+	run --separate-stderr env -u CLOUDAI_SYSTEM_CONFIG "$KUNAI" gen --tests-dir "$c/test" \
+		--test-scenario "$c/test_scenario/sleep.toml" -o "$BATS_TEST_TMPDIR/h"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"missing --system-config (or CLOUDAI_SYSTEM_CONFIG)"* ]]
+}

@@ -30,6 +30,7 @@ struct command {
 
 static int cmd_help(int argc, char **argv);
 static int cmd_toml2json(int argc, char **argv);
+static int cmd_generate_report(int argc, char **argv);
 
 static const struct command commands[] = {
 	{"gen", cmd_gen,
@@ -126,6 +127,13 @@ static const struct command commands[] = {
 	 "Output goes to phases/NAME/output.txt, the outcome (passed, failed,\n"
 	 "timeout, interrupted) to phases/NAME.json; the stamp is written only when\n"
 	 "every command succeeded. Exit status 0 iff it passed.\n"},
+	{"generate-report", cmd_generate_report,
+	 "generate-report --system-config FILE --test-scenario FILE [--tests-dir DIR]\n"
+	 "            [--hook-dir DIR] --result-dir DIR",
+	 "CloudAI's verb, with its flags: `kunai report DIR` of --result-dir, a kunai\n"
+	 "build dir or a results dir that CloudAI wrote (no kunai.json: its run dirs'\n"
+	 "test-run.toml). The configs must exist (the system may come from\n"
+	 "$CLOUDAI_SYSTEM_CONFIG); the results dir says what ran.\n"},
 	{"help", cmd_help, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
 	{"plot", cmd_plot, "plot KIND DIR/report.json... OUT.svg... | plot KIND --test ID OUT.svg",
@@ -297,6 +305,53 @@ out:
 	arena_free(&arena);
 	buf_free(&text);
 	return rc;
+}
+
+static int
+cmd_generate_report(int argc, char **argv)
+{
+	static const char *const flags[] = {"--system-config", "--test-scenario", "--tests-dir", "--hook-dir",
+	                                    "--result-dir"};
+	const char *v[5] = {NULL, NULL, NULL, NULL, NULL}, *env = getenv("CLOUDAI_SYSTEM_CONFIG");
+	char *rargv[3] = {"report", NULL, NULL};
+	struct stat st;
+	size_t k, n;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *f = argv[i], *eq = strchr(f, '=');
+		char name[32];
+		n = eq ? (size_t)(eq - f) : strlen(f);
+		if (strncmp(f, "--", 2) != 0 || n >= sizeof(name))
+			return usage_error("generate-report: unknown option '%s'", f);
+		/* CloudAI's older spellings: --system_config, --result_dir */
+		for (k = 0; k < n; k++)
+			name[k] = k > 1 && f[k] == '_' ? '-' : f[k];
+		name[n] = '\0';
+		for (k = 0; k < LEN(flags) && strcmp(name, flags[k]) != 0; k++)
+			;
+		if (k == LEN(flags))
+			return usage_error("generate-report: unknown option '%s'", f);
+		if (!eq && i + 1 >= argc)
+			return usage_error("generate-report: option %s needs a value", f);
+		v[k] = eq ? eq + 1 : argv[++i];
+	}
+	if (!v[0] && env && *env)
+		v[0] = env;
+	for (k = 0; k < LEN(flags); k++) {
+		if (!v[k] && k != 2 && k != 3)
+			return usage_error("generate-report: missing %s", flags[k]);
+		if (v[k] && stat(v[k], &st) != 0) {
+			warn("%s:", v[k]);
+			return 1;
+		}
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		warn("%s: the result dir is no directory", v[4]);
+		return 1;
+	}
+	rargv[1] = (char *)v[4];
+	return cmd_report(2, rargv);
 }
 
 int
