@@ -122,3 +122,22 @@ outcome() { "$Q" "$R/$1/report.json" outcome; }
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"missing --system-config (or CLOUDAI_SYSTEM_CONFIG)"* ]]
 }
+
+@test "a scenario's or system's [reports] entries are located warnings: kunai makes its own report" {
+	local t=$BATS_TEST_TMPDIR/r
+	mkdir -p "$t/tests"
+	printf 'name = "sleep"\ndescription = "d"\ntest_template_name = "Sleep"\n[cmd_args]\nseconds = 0\n' >"$t/tests/sleep.toml"
+	printf 'name = "s"\n[reports]\nper_test = { enable = false }\nnccl_comparison = { enable = true, group_by = ["subtest_name"] }\n[[Tests]]\nid = "a"\ntest_name = "sleep"\n' >"$t/sc.toml"
+	# CloudAI reads a system's [reports] on Slurm only
+	printf 'name = "l"\nscheduler = "slurm"\ninstall_path = "i"\noutput_path = "o"\ndefault_partition = "p"\n[[partitions]]\nname = "p"\n[reports.tarball]\nenable = true\n' >"$t/sys.toml"
+	run --separate-stderr "$KUNAI" gen --system-config "$t/sys.toml" --tests-dir "$t/tests" --test-scenario "$t/sc.toml" -o "$t/o"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"sc.toml:3:1: warning: kunai does not make CloudAI's report 'per_test'"* ]]
+	[[ "$stderr" == *"sc.toml:4:1: warning: kunai does not make CloudAI's report 'nccl_comparison'"* ]]
+	[[ "$stderr" == *"sys.toml:8:10: warning: kunai does not make CloudAI's report 'tarball' (kunai export packs the results)"* ]]
+	# still a table of tables
+	printf 'name = "s"\n[reports]\nper_test = 1\n[[Tests]]\nid = "a"\ntest_name = "sleep"\n' >"$t/sc.toml"
+	run --separate-stderr "$KUNAI" gen --system-config "$t/sys.toml" --tests-dir "$t/tests" --test-scenario "$t/sc.toml" -o "$t/o"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"sc.toml:3:12: error: report 'per_test' must be a table, not an integer"* ]]
+}
