@@ -134,7 +134,7 @@ read_run(struct arena *a, const char *root, const char *dir, struct plan_run *r,
 		goto out;
 	doc = toml_parse(a, path.data, text.data ? text.data : "", text.len, &err);
 	if (!doc) {
-		warn("%s:%d:%d: error: %s", path.data, err.line, err.col, err.msg);
+		error_at(path.data, err.line, err.col, "%s", err.msg);
 		goto out;
 	}
 	td = table_of(doc->u.table, "test_definition");
