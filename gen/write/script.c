@@ -194,7 +194,7 @@ script_directives(struct buf *out, const struct run *r)
 }
 
 void
-script_records(struct buf *out)
+script_records(struct buf *out, const char *id_var)
 {
 	/* a trapped TERM still ends the script (after its foreground child, which
 	 * got the same signal), but through the EXIT trap, so the record says
@@ -203,8 +203,9 @@ script_records(struct buf *out)
 	              "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n"
 	              "trap 'echo $? >\"$RUN_DIR/kunai.exit.tmp\" && "
 	              "mv -f \"$RUN_DIR/kunai.exit.tmp\" \"$RUN_DIR/kunai.exit\"' EXIT\n"
-	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" \"${SLURM_JOB_ID:-$$}\" "
-	              ">\"$RUN_DIR/kunai.start.tmp\" && mv -f \"$RUN_DIR/kunai.start.tmp\" \"$RUN_DIR/kunai.start\"\n");
+	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" ");
+	buf_printf(out, "\"${%s:-$$}\" ", id_var);
+	buf_puts(out, ">\"$RUN_DIR/kunai.start.tmp\" && mv -f \"$RUN_DIR/kunai.start.tmp\" \"$RUN_DIR/kunai.start\"\n");
 }
 
 bool

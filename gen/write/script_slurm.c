@@ -540,7 +540,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	buf_puts(out, "RUN_DIR=${SLURM_SUBMIT_DIR:-$PWD}\n");
 	script_paths(out, r);
 	buf_puts(out, "RUN_DIR_Q=$(printf %q \"$RUN_DIR\")\n");
-	script_records(out);
+	script_records(out, "SLURM_JOB_ID");
 	buf_puts(out, "mkdir -p \"$RUN_DIR/metadata\"");
 	for (i = 0; i < npre + npost; i++) {
 		const struct run *hr = i < npre ? &pre->items[i] : &post->items[i - npre];
