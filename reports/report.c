@@ -401,7 +401,7 @@ cmd_report(int argc, char **argv)
 	struct buf b = {0};
 	const char *root = NULL;
 	struct timespec plan_t, stamp_t, latest = {0, 0};
-	bool check = false, ok, plan_known, quick, html = true, html_only = false;
+	bool check = false, ok, plan_known = false, cloudai, quick, html = true, html_only = false;
 	struct stamp_result res = {0};
 	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
 	size_t i, j, n_hist = 0;
@@ -453,8 +453,10 @@ cmd_report(int argc, char **argv)
 		goto done;
 	}
 	buf_printf(&b, "%s/kunai.json", root);
+	/* a results dir of CloudAI's has none: its test-run.toml files are the plan */
+	cloudai = access(b.data, F_OK) != 0 && cloudai_results_is(root);
 	/* (what it lacks, or what is wrong with it, told by the loader) */
-	if (!(plan_known = report_mtime(b.data, &plan_t)) && !json_load_plan(&a, b.data, &p)) {
+	if (!cloudai && !(plan_known = report_mtime(b.data, &plan_t)) && !json_load_plan(&a, b.data, &p)) {
 		ok = false;
 		goto done;
 	}
@@ -485,7 +487,7 @@ cmd_report(int argc, char **argv)
 		goto done;
 	}
 	buf_printf(&b, "%s/kunai.json", root);
-	ok = json_load_plan(&a, b.data, &p);
+	ok = cloudai ? cloudai_results_plan(&a, root, &p) : json_load_plan(&a, b.data, &p);
 	b.len = 0;
 	if (!ok)
 		goto done;

@@ -90,6 +90,9 @@ struct plan {
 	size_t n_runs;
 	const char **presets; /* the preset chain gen applied, in order */
 	size_t n_presets;
+	/* read from a results dir of CloudAI's (no kunai.json, no job.json):
+	 * runs are graded from their output, exit code and nodes unknown */
+	bool cloudai;
 };
 
 /* How a value compares with its reference. */
@@ -154,6 +157,15 @@ struct summary {
 
 /* Reads kunai.json. Returns false after reporting "path: error". */
 bool json_load_plan(struct arena *a, const char *path, struct plan *p);
+
+/* ---- cloudai_results.c: a results dir that CloudAI wrote ---------------------- */
+
+/* Whether root holds a run dir of CloudAI's (<id>/<iteration>/test-run.toml). */
+bool cloudai_results_is(const char *root);
+/* The plan of CloudAI's results dir root: one run per run dir with a
+ * test-run.toml (id, iteration, step, cmd_args), one test per id with its
+ * test_template_name; p->cloudai set. Returns false after reporting. */
+bool cloudai_results_plan(struct arena *a, const char *root, struct plan *p);
 /* Reads a report.json. Returns false when absent or invalid (why in why). */
 bool json_load_report(struct arena *a, const char *path, struct run_report *r, struct buf *why);
 /* json_load_report, or (series false) all of it but the values that are

@@ -159,6 +159,37 @@ help_commands() {
 	[[ "$output" == *"EXIT STATUS"* ]]
 }
 
+@test "CloudAI's --log-file and --log-level before the command: stderr copied to the file, warnings kept off the terminal at ERROR" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir -p "$d/tests"
+	printf 'name = "l"\nscheduler = "standalone"\ninstall_path = "i"\noutput_path = "o"\n' >"$d/sys.toml"
+	printf 'name = "sleep"\ndescription = "d"\ntest_template_name = "Sleep"\n[cmd_args]\nseconds = 0\n' >"$d/tests/sleep.toml"
+	printf 'name = "s"\n[reports]\nper_test = { enable = true }\n[[Tests]]\nid = "a"\ntest_name = "sleep"\n' >"$d/sc.toml"
+	echo stale >"$d/debug.log"
+	run --separate-stderr "$KUNAI" --log-file "$d/debug.log" --log-level=error gen --system-config "$d/sys.toml" \
+		--tests-dir "$d/tests" --test-scenario "$d/sc.toml" -o "$d/o"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ "$output" == *"1 runs of scenario 's'"* ]]
+	grep -q "sc.toml:3:1: warning: kunai does not make CloudAI's report 'per_test'" "$d/debug.log"
+	! grep -q stale "$d/debug.log"
+	# the file alone: the terminal still gets every line
+	run --separate-stderr "$KUNAI" --log-file="$d/debug.log" gen --system-config "$d/sys.toml" \
+		--tests-dir "$d/tests" --test-scenario "$d/sc.toml" -o "$d/o"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning: kunai does not make CloudAI's report 'per_test'"* ]]
+	diff <(printf '%s\n' "$stderr") "$d/debug.log"
+	# the exit status is the command's; an unknown level is a usage error
+	run --separate-stderr "$KUNAI" --log-level WARNING report "$d/nope"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"nope"* ]]
+	run --separate-stderr "$KUNAI" --log-level LOUD help
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--log-level LOUD: one of DEBUG, INFO, WARNING, ERROR, CRITICAL"* ]]
+	run --separate-stderr "$KUNAI" --log-file
+	[ "$status" -eq 2 ]
+}
+
 @test "kunai help: the user's commands, each with a one-line description, then the internal ones apart" {
 	run -0 "$KUNAI" help
 	user=$(sed -n '/^commands:$/,/^$/p' <<<"$output" | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p')

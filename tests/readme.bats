@@ -75,3 +75,24 @@ readme_commands() {
 		[ -e "$SRC/$l" ] || { echo "README.md links to $l, which is missing"; false; }
 	done
 }
+
+@test "manual: every difference from CloudAI a test names is in its one list" {
+	local f tag n=0 missing=
+	# the list: the table rows of "Differences from CloudAI", by id
+	sed -n '/^## Differences from CloudAI$/,/^## /p' "$SRC/doc/manual.md" |
+		sed -n 's/^| `\([a-z_]*\/[A-Za-z0-9-]*\)` |.*/\1/p' | sort >"$BATS_TEST_TMPDIR/listed"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/listed")" -ge 40 ]
+	# each "#  TAG. ..." a test file's comments define
+	for f in "$SRC"/tests/*.bats; do
+		for tag in $(sed -n 's/^#  *\([A-Z]\{0,2\}[0-9]\{1,2\}\)\. .*/\1/p' "$f"); do
+			n=$((n + 1))
+			grep -qx "$(basename "$f" .bats)/$tag" "$BATS_TEST_TMPDIR/listed" ||
+				missing+=" $(basename "$f" .bats)/$tag"
+		done
+	done
+	[ -z "$missing" ] || { echo "not in doc/manual.md's Differences from CloudAI:$missing"; false; }
+	[ "$n" -ge 35 ]
+	# the tests' references to differences name listed ones
+	! grep -ho '`[a-z_]*/[A-Za-z0-9-]*` in "Differences from CloudAI"' "$SRC/doc/manual.md" |
+		sed 's/`\([^`]*\)`.*/\1/' | grep -vxFf "$BATS_TEST_TMPDIR/listed"
+}

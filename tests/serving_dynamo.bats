@@ -14,7 +14,9 @@
 #      workload). The script itself must be byte for byte CloudAI's.
 #  D2. The wrapper's srun runs `bash -c "source <run>/env_vars.sh; bash
 #      /cloudai_install/ai_dynamo.sh ..."` (kunai's form of every srun);
-#      the words of the inner command are compared with CloudAI's.
+#      the words of the inner command are compared with CloudAI's. The
+#      values env_vars.sh would compute again (DYNAMO_NODELIST) stay the
+#      batch shell's (tests/live.bats runs it).
 #  D3. The success check: CloudAI's Python reads success-marker.txt,
 #      failure-marker.txt and the benchmark reports after the job; kunai's
 #      job tests the same files after its last step and sets its exit

@@ -8,8 +8,9 @@
 #
 #  N1. NeMoLauncher is no srun command: CloudAI runs the launcher on the
 #      submit host and its reference is that command alone; kunai runs the
-#      same command inside its batch script and then waits for the job the
-#      launcher submitted. Only the launcher command's words are compared.
+#      same command in a batch script of one node without GPUs and then
+#      waits for the job the launcher submitted (tests/run_launcher.bats).
+#      Only the launcher command's words are compared.
 #  N2. Environment variables: CloudAI sets them on the command line
 #      (VAR="..." before the python) and passes them as +env_vars.K="V",
 #      which the shell expands first; kunai exports them in the script

@@ -296,6 +296,50 @@ docker_image_url = "u"'
 	[[ "$stderr" == *"$T/tests/b.toml:1:8: error: duplicate test name 'a' (first defined at $T/tests/a.toml:1:8)"* ]]
 }
 
+@test "a name two tests dirs define: a warning naming both; each scenario checks against its own dir's" {
+	# CloudAI's tree: conf/A/test and conf/B/test both define 'w', differently
+	mkdir -p "$T/conf/a/test" "$T/conf/a/test_scenario" "$T/conf/b/test" "$T/conf/b/test_scenario"
+	printf 'name = "w"\ndescription = "d"\ntest_template_name = "Sleep"\n[cmd_args]\nseconds = 1\n' >"$T/conf/a/test/w.toml"
+	printf 'name = "w"\ndescription = "d"\ntest_template_name = "NcclTest"\n[cmd_args]\ndocker_image_url = "x"\nsubtest_name = "all_reduce_perf_mpi"\n' \
+		>"$T/conf/b/test/w.toml"
+	# each scenario overrides a key only its own dir's template has
+	printf 'name = "s"\n[[Tests]]\nid = "x"\ntest_name = "w"\n  [Tests.cmd_args]\n  seconds = 2\n' >"$T/conf/a/test_scenario/s.toml"
+	printf 'name = "s"\n[[Tests]]\nid = "x"\ntest_name = "w"\n  [Tests.cmd_args]\n  iters = 2\n' >"$T/conf/b/test_scenario/s.toml"
+	cd "$T"
+	run --separate-stderr "$KUNAI" verify-configs conf
+	[ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
+	[[ "$stderr" == *"conf/b/test/w.toml:1:8: warning: test name 'w' is defined at conf/a/test/w.toml:1:8 too"* ]]
+	[ "${lines[-1]}" = "4 files: 4 ok, 0 failed" ]
+	# b's scenario is checked against b's NcclTest, a's against a's Sleep
+	printf 'name = "s"\n[[Tests]]\nid = "x"\ntest_name = "w"\n  [Tests.cmd_args]\n  subtest_name = "nope"\n' >"$T/conf/b/test_scenario/s.toml"
+	run --separate-stderr "$KUNAI" verify-configs conf
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"conf/b/test_scenario/s.toml:6:18: error: 'subtest_name' must be one of all_reduce_perf_mpi,"* ]]
+	[[ "$output" == *"OK   conf/a/test_scenario/s.toml (scenario)"* ]]
+	[[ "$output" == *"FAIL conf/b/test_scenario/s.toml (scenario)"* ]]
+}
+
+@test "hooks: without --hook-dir or a hook dir beside the scenario's, conf/hook of the working dir (CloudAI's default)" {
+	need_cloudai
+	# CloudAI's newer layout: conf/common/test_scenario, hooks in conf/hook
+	mkdir -p "$T/conf/common"
+	cp -R "$CONF/test" "$CONF/test_scenario" "$CONF/system" "$T/conf/common/"
+	cp -R "$CONF/hook" "$T/conf/hook"
+	cd "$T"
+	run --separate-stderr "$KUNAI" verify-configs conf
+	[ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
+	[[ "$output" == *"OK   conf/common/test_scenario/nccl_test.toml (scenario)"* ]]
+	run --separate-stderr "$KUNAI" gen --system-config conf/common/system/example_slurm_cluster.toml \
+		--tests-dir conf/common/test --test-scenario conf/common/test_scenario/nccl_test.toml -o out
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	ls out/*/0/pre_test/*/env_vars.sh
+	# elsewhere, none: the error names the places looked at
+	cd "$T/conf"
+	run --separate-stderr "$KUNAI" verify-configs common/test_scenario/nccl_test.toml
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"needs a hook directory (--hook-dir, 'hook' beside the scenario's directory, or conf/hook)"* ]]
+}
+
 @test "inline tests need their template, name and description" {
 	printf 'name = "s"\n[[Tests]]\nid = "x"\nname = "y"\ntest_template_name = "Sleep"\n' >"$T/s.toml"
 	run --separate-stderr "$KUNAI" verify-configs "$T/s.toml"

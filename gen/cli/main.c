@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -53,6 +57,7 @@ struct command {
 
 static int cmd_help(int argc, char **argv);
 static int cmd_toml2json(int argc, char **argv);
+static int cmd_generate_report(int argc, char **argv);
 
 static const struct command commands[] = {
 	{"run", cmd_run, "gen, run what has no result yet, report: the usual command", false,
@@ -151,6 +156,13 @@ static const struct command commands[] = {
 	 "verify-configs [--tests-dir DIR] [--hook-dir DIR] PATH...",
 	 "Classify every TOML file under PATH (system, test or scenario) and\n"
 	 "validate it. Exit status 1 when any file has an error.\n"},
+	{"generate-report", cmd_generate_report, "CloudAI's verb: the report of a result dir, kunai's or CloudAI's", false,
+	 "generate-report --system-config FILE --test-scenario FILE [--tests-dir DIR]\n"
+	 "            [--hook-dir DIR] --result-dir DIR",
+	 "CloudAI's verb, with its flags: `kunai report DIR` of --result-dir, a kunai\n"
+	 "build dir or a results dir that CloudAI wrote (no kunai.json: its run dirs'\n"
+	 "test-run.toml). The configs must exist (the system may come from\n"
+	 "$CLOUDAI_SYSTEM_CONFIG); the results dir says what ran.\n"},
 	{"help", cmd_help, "this list, or the help of one command", false, "help [COMMAND]",
 	 "Print the list of commands, or the help of one command.\n"},
 	{"grade", cmd_grade, "grade one run into its report.json (ninja's report edges)", true, "grade DIR/report.json",
@@ -232,7 +244,8 @@ usage(FILE *f)
 	size_t i;
 	int internal;
 
-	fprintf(f, "usage: kunai [--help | --version | --datadir] COMMAND [ARGS...]\n");
+	fprintf(f, "usage: kunai [--help | --version | --datadir] COMMAND [ARGS...]\n"
+	           "       kunai [--log-file FILE] [--log-level LEVEL] COMMAND [ARGS...]\n");
 	for (internal = 0; internal < 2; internal++) {
 		fputs(internal ? "\ninternal commands (what ninja runs in a build dir; tools for tests):\n"
 		               : "\ncommands:\n",
@@ -337,8 +350,144 @@ out:
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+static int
+cmd_generate_report(int argc, char **argv)
+{
+	static const char *const flags[] = {"--system-config", "--test-scenario", "--tests-dir", "--hook-dir",
+	                                    "--result-dir"};
+	const char *v[5] = {NULL, NULL, NULL, NULL, NULL}, *env = getenv("CLOUDAI_SYSTEM_CONFIG");
+	char *rargv[3] = {"report", NULL, NULL};
+	struct stat st;
+	size_t k, n;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *f = argv[i], *eq = strchr(f, '=');
+		char name[32];
+		n = eq ? (size_t)(eq - f) : strlen(f);
+		if (strncmp(f, "--", 2) != 0 || n >= sizeof(name))
+			return usage_error("generate-report: unknown option '%s'", f);
+		/* CloudAI's older spellings: --system_config, --result_dir */
+		for (k = 0; k < n; k++)
+			name[k] = k > 1 && f[k] == '_' ? '-' : f[k];
+		name[n] = '\0';
+		for (k = 0; k < LEN(flags) && strcmp(name, flags[k]) != 0; k++)
+			;
+		if (k == LEN(flags))
+			return usage_error("generate-report: unknown option '%s'", f);
+		if (!eq && i + 1 >= argc)
+			return usage_error("generate-report: option %s needs a value", f);
+		v[k] = eq ? eq + 1 : argv[++i];
+	}
+	if (!v[0] && env && *env)
+		v[0] = env;
+	for (k = 0; k < LEN(flags); k++) {
+		if (!v[k] && k != 2 && k != 3)
+			return usage_error("generate-report: missing %s", flags[k]);
+		if (v[k] && stat(v[k], &st) != 0) {
+			warn("%s:", v[k]);
+			return 1;
+		}
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		warn("%s: the result dir is no directory", v[4]);
+		return 1;
+	}
+	rargv[1] = (char *)v[4];
+	return cmd_report(2, rargv);
+}
+
+/* The copy of stderr that CloudAI's --log-file and --log-level ask for: a
+ * process that reads every line kunai and what it starts write to stderr,
+ * appends it to file (emptied first, CloudAI's mode "w"; NULL: none) and
+ * passes it on to the terminal, but for warnings when quiet (ERROR,
+ * CRITICAL). It outlives Ctrl-C (ending at the last writer's close), so
+ * kunai's own cancel messages still reach both. Returns its pid, or -1
+ * after reporting. */
+static pid_t
+log_start(const char *file, bool quiet)
+{
+	int fd[2], out = -1;
+	pid_t pid;
+
+	if (file && (out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+		warn("--log-file %s:", file);
+		return -1;
+	}
+	if (pipe(fd) != 0 || (pid = fork()) < 0) {
+		warn("--log-file:");
+		return -1;
+	}
+	if (pid == 0) {
+		FILE *in;
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		close(fd[1]);
+		if (!(in = fdopen(fd[0], "r")))
+			_exit(1);
+		while ((n = getline(&line, &cap, in)) > 0) {
+			if (out >= 0 && write(out, line, (size_t)n) != n)
+				out = -1;
+			if ((!quiet || !strstr(line, ": warning: ")) && write(STDERR_FILENO, line, (size_t)n) != n)
+				quiet = true;
+		}
+		_exit(0);
+	}
+	if (out >= 0)
+		close(out);
+	close(fd[0]);
+	if (dup2(fd[1], STDERR_FILENO) < 0) {
+		warn("--log-file:");
+		return -1;
+	}
+	close(fd[1]);
+	return pid;
+}
+
+/* CloudAI's global options before the command, --log-file FILE and
+ * --log-level LEVEL (also with '='): moves *argv past them. Returns -1
+ * after a usage error, else 0 (*file and *quiet set). */
+static int
+log_options(int *argc, char ***argv, const char **file, bool *quiet)
+{
+	static const char *const levels[] = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"};
+	const char *level = NULL;
+
+	while (*argc > 1) {
+		const char *a = (*argv)[1], *v;
+		const char **to = strncmp(a, "--log-file", 10) == 0 && (!a[10] || a[10] == '=') ? file
+		                  : strncmp(a, "--log-level", 11) == 0 && (!a[11] || a[11] == '=') ? &level
+		                                                                                     : NULL;
+		if (!to)
+			break;
+		if ((v = strchr(a, '=')))
+			v++;
+		else if (*argc > 2)
+			v = (*argv)[2], (*argc)--, (*argv)++;
+		else
+			return usage_error("%s needs a value", a);
+		*to = v;
+		(*argc)--, (*argv)++;
+	}
+	*quiet = false;
+	if (level) {
+		size_t i;
+		for (i = 0; i < LEN(levels) && strcasecmp(level, levels[i]) != 0; i++)
+			;
+		if (i == LEN(levels))
+			return usage_error("--log-level %s: one of DEBUG, INFO, WARNING, ERROR, CRITICAL", level);
+		*quiet = i >= 3;
+	}
+	return 0;
+}
+
+/* The command line after the global options. */
+static int
+dispatch(int argc, char **argv)
 {
 	const struct command *c;
 	struct buf dd = {0};
@@ -379,4 +528,26 @@ main(int argc, char **argv)
 	}
 	export_workloads();
 	return c->run(argc - 1, argv + 1);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *log_file = NULL;
+	bool quiet = false;
+	pid_t logger = -1;
+	int rc;
+
+	if (log_options(&argc, &argv, &log_file, &quiet) != 0)
+		return 2;
+	if ((log_file || quiet) && (logger = log_start(log_file, quiet)) < 0)
+		return 1;
+	rc = dispatch(argc, argv);
+	if (logger > 0) {
+		/* the logger ends when the last writer closes: every line is out */
+		fflush(stderr);
+		close(STDERR_FILENO);
+		waitpid(logger, NULL, 0);
+	}
+	return rc;
 }

@@ -69,7 +69,10 @@ default_hook_dir(struct arena *a, const char *scenario_path)
 	else if (strcmp(d, "/") != 0)
 		d = ".";
 	h = path_join(a, d, "hook");
-	return is_dir(h) ? h : NULL;
+	if (is_dir(h))
+		return h;
+	/* CloudAI's default: conf/hook of the working directory */
+	return is_dir("conf/hook") ? "conf/hook" : NULL;
 }
 
 static int

@@ -323,6 +323,24 @@ m_table(struct mctx *c, const struct toml_value *t, const char *key)
 }
 
 /* reports = { <name> = { enable = bool, ... } }: options are per report. */
+/* What kunai's own report has in place of CloudAI's report kind. */
+static const char *
+report_instead(const char *kind)
+{
+	static const char *const k[][2] = {
+		{"per_test", "kunai report grades and plots every run anyway"},
+		{"status", "kunai report and kunai status give every run's outcome anyway"},
+		{"tarball", "kunai export packs the results"},
+		{"nccl_comparison", "kunai report's csv/ and HTML compare the NCCL runs"},
+	};
+	size_t i;
+
+	for (i = 0; i < LEN(k); i++)
+		if (strcmp(kind, k[i][0]) == 0)
+			return k[i][1];
+	return "kunai report writes its own summary, JUnit, CSV and HTML";
+}
+
 void
 m_check_reports(struct mctx *c, const struct toml_value *t)
 {
@@ -334,11 +352,16 @@ m_check_reports(struct mctx *c, const struct toml_value *t)
 		return;
 	for (i = 0; i < t->u.table->len; i++) {
 		kv = &t->u.table->items[i];
-		if (kv->value->type != TOML_TABLE)
+		if (kv->value->type != TOML_TABLE) {
 			merr(c, kv->value->pos, "report '%s' must be a table, not %s",
 			     m_shown(c, kv->key), m_a_type(kv->value));
-		else
-			m_bool(c, kv->value, "enable", &b);
+			continue;
+		}
+		m_bool(c, kv->value, "enable", &b);
+		/* kunai's report is one, for every campaign: CloudAI's kinds are
+		 * not made, and their settings not read */
+		m_warn(kv->pos, "kunai does not make CloudAI's report '%s' (%s); this entry is ignored",
+		       m_shown(c, kv->key), report_instead(kv->key));
 	}
 }
 

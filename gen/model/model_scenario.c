@@ -441,8 +441,8 @@ load_hook(struct mctx *c, const struct toml_value *root, const char *key)
 			merr(c, kv->value->pos, "%s '%s': hook directory '%s' is not a directory", key,
 			     m_shown(c, name), c->hook_dir);
 		else
-			merr(c, kv->value->pos, "%s '%s' needs a hook directory (--hook-dir, or "
-			                        "'hook' beside the scenario's directory)",
+			merr(c, kv->value->pos, "%s '%s' needs a hook directory (--hook-dir, "
+			                        "'hook' beside the scenario's directory, or conf/hook)",
 			     key, m_shown(c, name));
 		return NULL;
 	}

@@ -41,6 +41,8 @@ struct vfile {
 struct verify {
 	struct mctx c;
 	const char *tests_dir, *hook_dir;
+	struct vfile *files; /* every file given, classified */
+	size_t n_files;
 	struct pool found;   /* test files among the paths, outside hook dirs */
 	struct pool tdir;    /* --tests-dir */
 	bool tdir_loaded;
@@ -105,6 +107,48 @@ check_system(struct verify *v, struct vfile *vf)
 	status(v, vf, ok, "system");
 }
 
+/* Whether vf's test name is defined by a test file of another directory
+ * already in the pool; if so, says where, naming both files. */
+static bool
+also_defined(struct verify *v, struct vfile *vf)
+{
+	const struct toml_keyval *kv = m_kv(vf->f->root, "name"), *fk;
+	struct mfile *first;
+
+	if (!kv || kv->value->type != TOML_STRING || !(first = pool_find(&v->found, kv->value->u.str.s)))
+		return false;
+	if (same_file(path_dir(v->c.a, first->path), path_dir(v->c.a, vf->f->path)))
+		return false; /* one directory, two definitions: pool_add's error */
+	fk = m_kv(first->root, "name");
+	m_warn(kv->value->pos, "test name '%s' is defined at %s:%d:%d too; a scenario uses its own tests "
+	                       "dir's (the 'test' beside its directory), else --tests-dir",
+	       m_shown(&v->c, kv->value->u.str.s), fk->value->pos.path, fk->value->pos.line,
+	       fk->value->pos.col);
+	return true;
+}
+
+/* The tests a scenario at path uses without --tests-dir: the test files
+ * given in the 'test' directory beside its own (conf/X/test for
+ * conf/X/test_scenario/s.toml), as CloudAI's layout pairs them; else every
+ * test file given. */
+static const struct pool *
+own_tests(struct verify *v, const char *path, struct pool *own)
+{
+	char *d = path_dir(v->c.a, path_dir(v->c.a, path)), *t = path_join(v->c.a, d, "test");
+	size_t i;
+
+	if (!is_dir(t))
+		return &v->found;
+	for (i = 0; i < v->n_files; i++) {
+		const struct toml_keyval *kv = v->files[i].f ? m_kv(v->files[i].f->root, "name") : NULL;
+		if (v->files[i].kind != KIND_TEST || v->files[i].hook || !kv || kv->value->type != TOML_STRING ||
+		    !same_file(path_dir(v->c.a, v->files[i].path), t) || pool_find(own, kv->value->u.str.s))
+			continue;
+		pool_add(&v->c, own, v->files[i].f);
+	}
+	return own->len ? own : &v->found;
+}
+
 static void
 check_test(struct verify *v, struct vfile *vf)
 {
@@ -113,8 +157,10 @@ check_test(struct verify *v, struct vfile *vf)
 
 	vf->hook = strcmp(base_name(dir), "test") == 0 && is_hook_dir(v, path_dir(v->c.a, dir));
 	m_load_test_file(&v->c, vf->f);
-	/* failed ones too: scenarios naming them then say nothing more */
-	if (!vf->hook)
+	/* failed ones too: scenarios naming them then say nothing more; a
+	 * name that another directory defines too is no error here (CloudAI's
+	 * tree has such): each scenario takes its own tests dir's */
+	if (!vf->hook && !also_defined(v, vf))
 		pool_add(&v->c, &v->found, vf->f);
 	status(v, vf, v->c.errors == errors && vf->f->def_state > 0,
 	       vf->hook ? "test of a hook" : "test");
@@ -127,6 +173,7 @@ check_scenario(struct verify *v, struct vfile *vf)
 	const struct pool *tests = &v->found;
 	char *dir = path_dir(c->a, vf->f->path);
 	struct hookdir *hd;
+	struct pool own = {0};
 	int errors = c->errors;
 	bool ok;
 
@@ -141,6 +188,8 @@ check_scenario(struct verify *v, struct vfile *vf)
 				pool_load_dir(c, &v->tdir, v->tests_dir, true);
 			v->tdir_loaded = true;
 			tests = &v->tdir;
+		} else {
+			tests = own_tests(v, vf->f->path, &own);
 		}
 	}
 	ok = m_load_scenario(c, vf->f, tests, vf->hook) != NULL && c->errors == errors;
@@ -198,6 +247,8 @@ model_verify(struct arena *a, const char *const *paths, size_t n, const char *te
 	v.hook_dir = hook_dir;
 	for (i = 0; i < n; i++)
 		collect(&v, paths[i], &files, &nf, &cap);
+	v.files = files;
+	v.n_files = nf;
 	/* systems and tests first, then hooks, then the scenarios that use them,
 	 * so that each file's errors come right before its own status line */
 	for (i = 0; i < nf; i++) {

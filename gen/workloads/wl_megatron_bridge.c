@@ -2,7 +2,8 @@
  * scripts/performance/setup_experiment.py run from NeMo-Run's python
  * environment, as CloudAI's MegatronBridgeCmdArgs and its Slurm strategy
  * build it. Like NeMoLauncher the launcher submits the training job itself;
- * kunai runs it in the batch script and waits for that job (wl_train.c).
+ * kunai runs it in a batch script of one node without GPUs
+ * (workload.launcher) and waits for that job (wl_train.c).
  * Only the fields the test sets are passed, as CloudAI passes only
  * model_fields_set, except the few it always passes. */
 #include <stdio.h>
@@ -526,4 +527,5 @@ const struct workload wl_megatron_bridge = {
 	.check = megatron_bridge_check,
 	.n_installables = LEN(installables),
 	.script_body = script_body,
+	.launcher = true,
 };

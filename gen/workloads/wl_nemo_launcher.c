@@ -3,8 +3,10 @@
  * NeMoLauncherCmdArgs and its Slurm strategy build it. The launcher is no
  * srun command: it writes and submits the training job itself. CloudAI runs
  * it on the submit host and takes the job id from its output; kunai runs it
- * in the batch script, then waits for the job it submitted, copies the
- * training log to stdout (for the grader) and exits with that job's state. */
+ * in a batch script of one node without GPUs (workload.launcher), then
+ * waits for the job it submitted (cancelling it when the script is), copies
+ * the training log to stdout (for the grader) and exits with that job's
+ * state. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +247,5 @@ const struct workload wl_nemo_launcher = {
 	.installables = installables,
 	.n_installables = LEN(installables),
 	.script_body = script_body,
+	.launcher = true,
 };

@@ -155,11 +155,18 @@ train_int(const char *s, long long *v)
 void
 train_wait(struct buf *out, const char *logs)
 {
+	/* kunai.subjob: the runner cancels that job too; the traps cancel it
+	 * when the job script is (the wait in the loop lets them run at once) */
 	buf_puts(out, "[ -n \"$KUNAI_JOB\" ] && {\n"
-	              "  while squeue -h -j \"$KUNAI_JOB\" 2>/dev/null | grep -q .; do sleep 30; done\n"
+	              "  printf 'job=%s\\n' \"$KUNAI_JOB\" >\"$RUN_DIR/kunai.subjob\"\n"
+	              "  trap 'scancel \"$KUNAI_JOB\"; exit 129' HUP; trap 'scancel \"$KUNAI_JOB\"; exit 130' INT\n"
+	              "  trap 'scancel \"$KUNAI_JOB\"; exit 143' TERM\n"
+	              "  while squeue -h -j \"$KUNAI_JOB\" 2>/dev/null | grep -q .; do sleep 30 & wait $!; done\n"
 	              "  cat ");
 	buf_puts(out, logs);
+	/* without accounting, squeue -t all knows an ended job for MinJobAge */
 	buf_puts(out, " 2>/dev/null\n"
-	              "  sacct -n -X -P -j \"$KUNAI_JOB\" -o State | grep -q '^COMPLETED'\n"
+	              "  { sacct -n -X -P -j \"$KUNAI_JOB\" -o State 2>/dev/null | grep . ||\n"
+	              "    squeue -h -t all -j \"$KUNAI_JOB\" -o %T 2>/dev/null; } | grep -q '^COMPLETED'\n"
 	              "}");
 }

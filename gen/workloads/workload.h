@@ -139,6 +139,11 @@ struct workload {
 	const char *deepep_matrix, *deepep_matrix_arg, *deepep_matrix_dest;
 	bool writes_deepep_matrix; /* MoEBenchmark, DeepEP: the producers */
 	bool bare_probes; /* Slurm: the mapping and metadata sruns outside the container (NIXL) */
+	/* Slurm: its command is a launcher that submits the test's job itself
+	 * (NeMoLauncher, MegatronBridge): the job script asks one node and no
+	 * GPUs for it, never the test's size, and runs no mapping or metadata
+	 * srun (they would describe the launcher's node). */
+	bool launcher;
 	/* Writes at most max variables to add to r's environment (r's cmd_args
 	 * and env are resolved); returns how many. Values must outlive r
 	 * (constants, r's own texts, or allocated in a). */

@@ -1,5 +1,6 @@
 /* gen_opts.c: the flags of `kunai gen` and `kunai dry-run` (see gen_opts.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gen_opts.h"
@@ -85,8 +86,11 @@ gen_parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 		} else
 			return gen_usage(cmd, "unknown option '%s'", f);
 	}
+	/* CloudAI's: the system may come from the environment */
+	if (!o->m.system_path && getenv("CLOUDAI_SYSTEM_CONFIG") && *getenv("CLOUDAI_SYSTEM_CONFIG"))
+		o->m.system_path = getenv("CLOUDAI_SYSTEM_CONFIG");
 	if (!o->m.system_path)
-		return gen_usage(cmd, "%s", "missing --system-config");
+		return gen_usage(cmd, "%s", "missing --system-config (or CLOUDAI_SYSTEM_CONFIG)");
 	if (!o->m.scenario_path)
 		return gen_usage(cmd, "%s", "missing --test-scenario");
 	o->m.overrides = o->sets;

@@ -93,7 +93,11 @@ script_sbatch_directives(struct buf *out, const struct run *r)
 		buf_printf(out, "#SBATCH --reservation=%s\n", t.data);
 	if (sys->distribution && (ok &= directive_ok(r, "distribution", sys->distribution, false)))
 		buf_printf(out, "#SBATCH --distribution=%s\n", sys->distribution);
-	if (r->nodes.len) {
+	if (r->def->wl->launcher) {
+		/* the test's nodes are the job the launcher submits; a wrapper
+		 * of their size would wait for twice as many */
+		buf_puts(out, "#SBATCH -N 1\n#SBATCH --ntasks=1\n");
+	} else if (r->nodes.len) {
 		buf_puts(out, "#SBATCH --nodelist=");
 		for (i = 0; i < r->nodes.len; i++) {
 			ok &= directive_ok(r, "node", r->nodes.items[i], false);
@@ -111,10 +115,10 @@ script_sbatch_directives(struct buf *out, const struct run *r)
 			buf_putc(out, '\n');
 		}
 	}
-	if (sys->gpus_per_node > 0 && sys->supports_gpu_directives != 0)
+	if (sys->gpus_per_node > 0 && sys->supports_gpu_directives != 0 && !r->def->wl->launcher)
 		buf_printf(out, "#SBATCH --gpus-per-node=%d\n#SBATCH --gres=gpu:%d\n", sys->gpus_per_node,
 		           sys->gpus_per_node);
-	if (sys->ntasks_per_node > 0)
+	if (sys->ntasks_per_node > 0 && !r->def->wl->launcher)
 		buf_printf(out, "#SBATCH --ntasks-per-node=%d\n", sys->ntasks_per_node);
 	if (r->time_limit > 0) {
 		char tl[32];

@@ -577,7 +577,10 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 		w_emit(out, "--error=", &w);
 		buf_puts(out, " bash -c \"sudo nvidia-smi boost-slider --vboost 1\"\n\n");
 	}
-	probes(out, r, &prefix);
+	if (r->def->wl->launcher) /* the job an earlier attempt's launcher submitted is not this one's */
+		buf_puts(out, "rm -f \"$RUN_DIR/kunai.subjob\"\n");
+	else
+		probes(out, r, &prefix);
 	user_files(out, r);
 
 	if (npre) {

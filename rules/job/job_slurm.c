@@ -362,17 +362,38 @@ slurm_submit(struct job *j, bool *retryable)
 	return false;
 }
 
+/* scancel ID; a failure is a warning. */
+static void
+cancel_id(struct job *j, const char *id)
+{
+	char *argv[] = {"scancel", (char *)id, NULL};
+	struct buf err = {0};
+
+	if (slurm_cmd(j, argv, NULL, 4, true, NULL, &err) != 0)
+		warn("scancel %s: %.*s", id, (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
+	buf_free(&err);
+}
+
 void
 slurm_cancel(struct job *j)
 {
-	char *argv[] = {"scancel", (char *)j->info.job_id, NULL};
-	struct buf err = {0};
+	struct buf rec = {0}, id = {0};
+	const char *f;
+	size_t len;
 
 	if (!j->info.job_id)
 		return;
-	if (slurm_cmd(j, argv, NULL, 4, true, NULL, &err) != 0)
-		warn("scancel %s: %.*s", j->info.job_id, (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
-	buf_free(&err);
+	cancel_id(j, j->info.job_id);
+	/* a launcher's job script records the job its launcher submitted
+	 * (kunai.subjob, job=ID): cancelled too, even when the script was
+	 * killed before its traps ran */
+	if (job_read_record(j, "kunai.subjob", &rec) && (f = job_record_field(rec.data, "job", &len)) &&
+	    len > 0 && len < 32 && strspn(f, "0123456789") == len) {
+		buf_push(&id, f, len);
+		cancel_id(j, buf_str(&id));
+	}
+	buf_free(&rec);
+	buf_free(&id);
 }
 
 /* The job's own start and exit records, when they are this job's, time the

@@ -23,7 +23,7 @@ test_serve(const char *tmp)
 	static size_t runs[] = {0};
 	struct plan_test t = {"dyn", "AIDynamo", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"dyn/0", "dyn", 0, 0, 0, args, 2};
-	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
+	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0, false};
 	struct run_report rep;
 	struct buf dir = {0};
 	static const char passed[] = "{\"outcome\": \"passed\", \"exit_code\": 0}";
@@ -329,7 +329,7 @@ test_nixl_ep(const char *tmp)
 	static size_t runs[] = {0};
 	struct plan_test t = {"ep", "NixlEP", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"ep/0", "ep", 0, 0, 0, args, 1};
-	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
+	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0, false};
 	struct run_report rep;
 	struct buf dir = {0}, path = {0};
 	static const char passed[] = "{\"outcome\": \"passed\", \"exit_code\": 0}";
@@ -419,7 +419,7 @@ test_moe(const char *tmp)
 	static size_t runs[] = {0};
 	struct plan_test t = {"moe", "MoEBenchmark", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"moe/0", "moe", 0, 0, 0, NULL, 0};
-	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
+	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0, false};
 	struct run_report rep;
 	struct buf dir = {0}, sub = {0};
 	const struct metric *m;
@@ -486,7 +486,7 @@ test_nixl_perftest(const char *tmp)
 	static size_t runs[] = {0};
 	struct plan_test t = {"np", "NixlPerftest", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"np/0", "np", 0, 0, 0, NULL, 0};
-	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0};
+	struct plan p = {"s", "slurm", NULL, &t, 1, &r, 1, NULL, 0, false};
 	struct run_report rep;
 	struct buf dir = {0};
 	const struct metric *m;

@@ -263,7 +263,7 @@ test_grade_run(const char *tmp)
 	static size_t runs[] = {0};
 	struct plan_test t = {"nccl", "NcclTest", NULL, 0, runs, 1, NULL, 0, NULL, {0}};
 	struct plan_run r = {"nccl/0", "nccl", 0, 0, 0, NULL, 0};
-	struct plan p = {"s", "standalone", NULL, &t, 1, &r, 1, NULL, 0};
+	struct plan p = {"s", "standalone", NULL, &t, 1, &r, 1, NULL, 0, false};
 	struct run_report rep;
 	struct buf dir = {0};
 	static const char passed[] = "{\"dir\": \"nccl/0\", \"scheduler\": \"standalone\", \"job_id\": \"42\","
@@ -335,7 +335,7 @@ test_kunai(const char *tmp)
 	};
 	struct plan_test t = {"gemm", "KunaiGemm", NULL, 0, runs, 1, refs, 3, NULL, {0}};
 	struct plan_run r = {"gemm/0", "gemm", 0, 0, 0, NULL, 0};
-	struct plan p = {"s", "slurm", "cluster", &t, 1, &r, 1, NULL, 0};
+	struct plan p = {"s", "slurm", "cluster", &t, 1, &r, 1, NULL, 0, false};
 	struct run_report rep;
 	struct buf dir = {0};
 	const struct metric *slow = NULL;
