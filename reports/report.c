@@ -20,6 +20,7 @@
 #include "reports/fleet.h"
 #include "reports/format.h"
 #include "reports/html/html.h"
+#include "gen/base/beneath.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
 
@@ -438,6 +439,11 @@ unchanged(const char *root, const struct plan *p, const struct stat *seen)
 	return same;
 }
 
+/* The directories a report writes in (and ninja's log for report.ninja):
+ * none may be, or pass, a link. */
+static const char *const report_dirs[] = {"report", "report/csv", "report/runs", "report/plots", ".kunai",
+                                          ".kunai/report", NULL};
+
 /* Marks a complete report: root/.kunai/report.stamp's mtime is now, once
  * the clock (coarse on most filesystems) is past latest, the newest
  * report.json it covers, and when no report.json changed meanwhile (a
@@ -546,6 +552,8 @@ cmd_report(int argc, char **argv)
 	}
 	if (html_only) {
 		/* ninja's html edge: after the plots, from summary.json */
+		if ((lockfd = lock_take(root, false, "report")) < 0 || !beneath_dirs_ok(root, report_dirs))
+			goto done;
 		buf_printf(&b, "%s/report/summary.json", root);
 		ok = json_load_summary(&a, b.data, &s);
 		b.len = 0;
@@ -556,24 +564,22 @@ cmd_report(int argc, char **argv)
 		rc = ok && html_write(root, &s) ? 0 : 1;
 		goto done;
 	}
+	/* shared with the runner and other reports, not under a kunai gen;
+	 * taken (and an interrupted gen undone) before kunai.json is read, so
+	 * the plan read is the one the build dir holds. A dir with no
+	 * kunai.json gets no .kunai made in it: the load below says why. */
 	buf_printf(&b, "%s/kunai.json", root);
+	if (stat(b.data, &st) == 0 && (lockfd = lock_take(root, false, "report")) < 0) {
+		ok = false;
+		goto done;
+	}
 	ok = json_load_plan(&a, b.data, &p);
 	plan_known = ok && mtime(b.data, &plan_t);
 	b.len = 0;
-	if (!ok)
-		goto done;
-	/* shared with the runner and other reports, not under a kunai gen */
-	if ((lockfd = lock_take(root, false, "report")) < 0) {
+	if (!ok || !beneath_dirs_ok(root, report_dirs)) {
 		ok = false;
 		goto done;
 	}
-	buf_printf(&b, "%s/report", root);
-	if (lstat(b.data, &st) == 0 && S_ISLNK(st.st_mode)) {
-		warn("%s is a symbolic link; kunai does not write through links (remove it)", b.data);
-		ok = false;
-		goto done;
-	}
-	b.len = 0;
 	s.scenario = p.scenario;
 	s.system = p.system;
 	s.n_runs = p.n_runs;

@@ -26,8 +26,9 @@ gen() {
 
 # outside_kept: nothing outside the build dir changed
 outside_kept() {
-	[ "$(cat "$W/outside/sub/file")" = keep ] && [ "$(cat "$W/outside/file")" = keep ] &&
-		[ "$(find "$W/outside" | sort | tr '\n' ' ')" = "$W/outside $W/outside/file $W/outside/sub $W/outside/sub/file " ]
+	[ "$(cat "$W/outside/sub/file")" = keep ] || return 1
+	[ "$(cat "$W/outside/file")" = keep ] || return 1
+	[ "$(find "$W/outside" | sort | tr '\n' ' ')" = "$W/outside $W/outside/file $W/outside/sub $W/outside/sub/file " ]
 }
 
 @test "a journal undo never deletes or renames through a link planted in the build dir" {
@@ -60,4 +61,54 @@ outside_kept() {
 	[ "$status" -ne 0 ]
 	ls -la "$W/outside/k" >"$W/after"
 	diff -u "$W/before" "$W/after"
+}
+
+@test "report's own dirs planted as links (report/csv, report/runs, report/plots, .kunai/report): refused, nothing outside written" {
+	gen >/dev/null
+	"$NINJA" -C "$B" -k 0 run >/dev/null
+	"$KUNAI" report "$B" >/dev/null
+	for d in report/csv report/runs report/plots .kunai/report; do
+		rm -rf "${B:?}/$d"
+		ln -s "$W/outside/sub" "$B/$d"
+		run "$KUNAI" report "$B"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"$B/$d is a symbolic link"* ]] || { echo "$d: $output"; false; }
+		outside_kept
+		run "$NINJA" -C "$B" report
+		[ "$status" -ne 0 ]
+		outside_kept
+		rm "$B/$d"
+	done
+	"$NINJA" -C "$B" report >/dev/null
+	outside_kept
+}
+
+@test "a gen killed past its kunai.json rename: report undoes it first, then reports the plan it put back" {
+	command -v strace >/dev/null || skip "no strace"
+	gen >/dev/null
+	"$NINJA" -C "$B" -k 0 run >/dev/null
+	sed -i 's/^iterations = 2$/iterations = 4/' "$C/scenario.toml"
+	n=0
+	while :; do
+		n=$((n + 1))
+		[ "$n" -le 30 ] || { echo "kunai.json never renamed"; false; }
+		run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null \
+			-e inject=rename,renameat,renameat2:signal=KILL:when=$n \
+			"$KUNAI" gen --system-config "$C/system.toml" --tests-dir "$C/tests" \
+			--test-scenario "$C/scenario.toml" -o "$B"
+		[ "$status" -eq 137 ]
+		if grep -q '"a/3"\|a/3/' "$B/kunai.json"; then
+			break
+		fi
+		"$KUNAI" report "$B" --no-html >/dev/null 2>&1
+	done
+	[ -e "$B/.kunai/journal" ]
+	run --separate-stderr "$KUNAI" report "$B" --no-html
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"undid an interrupted kunai gen"* ]]
+	# the old plan's 3 runs, all passed; no run dir of the killed gen's plan
+	[[ "$output" == *"kunai: 3 runs: 3 passed"* ]] || { echo "$output"; false; }
+	[ ! -e "$B/a/3" ]
+	[ ! -e "$B/a/2" ]
+	! grep -q 'a/3' "$B/kunai.json"
 }

@@ -17,6 +17,7 @@
 #endif
 
 #include "beneath.h"
+#include "util.h"
 
 /* Opens the directory dir (len bytes of a relative path, no trailing
  * slash; 0: rootfd itself) below rootfd, never through a link. */
@@ -202,4 +203,28 @@ beneath_remove_tree(int rootfd, const char *rel)
 	}
 	close(dfd);
 	return true;
+}
+
+bool
+beneath_dirs_ok(const char *root, const char *const *rels)
+{
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+	bool ok = true;
+
+	if (rootfd < 0) {
+		warn("open %s:", root);
+		return false;
+	}
+	for (; ok && *rels; rels++) {
+		fd = beneath_open(rootfd, *rels, O_RDONLY | O_DIRECTORY, 0);
+		if (fd >= 0)
+			close(fd);
+		else if (errno == ELOOP || errno == ENOTDIR || errno == EXDEV)
+			ok = false;
+		if (!ok)
+			warn("%s/%s is a symbolic link (or crosses one, or is no directory); kunai does not write "
+			     "through links (remove it)", root, *rels);
+	}
+	close(rootfd);
+	return ok;
 }

@@ -33,4 +33,11 @@ int beneath_stat(int rootfd, const char *rel, struct stat *st);
  * could not be reached. */
 bool beneath_remove_tree(int rootfd, const char *rel);
 
+/* Whether each of rels (NULL-ended) that exists below root is a real
+ * directory reached through no link; the first that is not is reported
+ * ("ROOT/REL is a symbolic link; kunai does not write through links").
+ * For the directories a command writes in, checked under the lock before
+ * it writes. */
+bool beneath_dirs_ok(const char *root, const char *const *rels);
+
 #endif

@@ -313,7 +313,8 @@ journal_recover(const char *root, bool quiet)
 				ok = gone(at, root, r[i].f[r[i].type == JOURNAL_TEMP ? 0 : 2]) && ok;
 		for (i = n; i-- > 0;)
 			if (r[i].type == JOURNAL_DIR)
-				beneath_remove_tree(at, r[i].f[0]);
+				if (!beneath_remove_tree(at, r[i].f[0]))
+					through_link(root, r[i].f[0]);
 	}
 	if (ok)
 		ok = gone(at, root, JOURNAL_PATH);
