@@ -13,6 +13,7 @@
 
 #include "report.h"
 #include "reports/grade/grade.h"
+#include "gen/base/beneath.h"
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"
 
@@ -209,9 +210,23 @@ bool
 grade_write(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
             const char *target, struct run_report *out)
 {
+	const char *dirs[] = {r->dir, NULL};
 	struct buf b = {0};
 	bool ok;
 
+	/* the run dir (and every dir above it) is no link: report.json is
+	 * written there (and the run read from there) */
+	if (!beneath_dirs_ok(root, dirs)) {
+		memset(out, 0, sizeof(*out));
+		out->dir = r->dir;
+		out->id = r->id;
+		out->iteration = r->iteration;
+		out->step = r->step;
+		out->duration_s = -1;
+		out->outcome = OUTCOME_INFRA;
+		out->reason = "the run dir is a symbolic link (or under one); not read, not written";
+		return false;
+	}
 	grade_run(a, root, p, r, true, out);
 	json_write_report(out, &b);
 	ok = write_file_atomic(target, b.data, b.len);

@@ -112,3 +112,65 @@ outside_kept() {
 	[ ! -e "$B/a/2" ]
 	! grep -q 'a/3' "$B/kunai.json"
 }
+
+# plant_phase PHASE TEMPLATE: for each name in $W/names, a fresh copy of
+# TEMPLATE as the build dir with a link at that name (to a dir outside for
+# a dir, a file outside for anything else), then PHASE's commands; prints
+# each name after which anything outside changed
+plant_phase() {
+	local phase=$1 tmpl=$2 n tgt O=$W/outside
+	while read -r n; do
+		rm -rf "$B"
+		cp -a "$tmpl" "$B"
+		rm -rf "$O"
+		mkdir -p "$O/d"
+		echo keep >"$O/f"
+		echo keep >"$O/d/f"
+		(cd "$O" && find . -printf '%p %s %T@ %y\n' | sort) >"$W/before"
+		tgt=$O/f
+		[ ! -d "$W/t-full/$n" ] || tgt=$O/d
+		rm -rf "${B:?}/$n"
+		mkdir -p "$(dirname "$B/$n")"
+		ln -s "$tgt" "$B/$n"
+		case $phase in
+		gen)
+			sed -i 's/echo ok/echo changed/' "$C/tests/ok.toml"
+			gen >/dev/null 2>&1 || true
+			sed -i 's/echo changed/echo ok/' "$C/tests/ok.toml"
+			;;
+		run) "$NINJA" -C "$B" -k 0 run >/dev/null 2>&1 || true ;;
+		report)
+			"$KUNAI" report "$B" >/dev/null 2>&1 || true
+			"$NINJA" -C "$B" report >/dev/null 2>&1 || true
+			;;
+		esac
+		(cd "$O" && find . -printf '%p %s %T@ %y\n' | sort) >"$W/after"
+		cmp -s "$W/before" "$W/after" || echo "$phase: $n"
+	done <"$W/names"
+}
+
+@test "a link planted at every name kunai writes, before gen, before run, before report: nothing outside the build dir changes" {
+	printf '%s\n' '[prepare]' 'commands = ["true"]' >>"$C/scenario.toml"
+	# the names: every one that gen, the runner, the prepare phase and the
+	# report wrote in a whole campaign (from what the code made, not a list
+	# kept by hand here)
+	gen >/dev/null
+	cp -a "$B" "$W/t-gen"
+	"$NINJA" -C "$B" -k 0 run >/dev/null
+	cp -a "$B" "$W/t-run"
+	"$KUNAI" report "$B" >/dev/null
+	"$NINJA" -C "$B" report >/dev/null
+	cp -a "$B" "$W/t-full"
+	(cd "$W/t-full" && find . -mindepth 1 | sed 's|^\./||' | sort) >"$W/names"
+	for n in .kunai .kunai/lock .kunai/manifest .kunai/report kunai.json build.ninja a a/0 a/0/job.json \
+		a/0/stdout.txt a/0/report.json a/0/kunai.stamp phases/prepare phases/prepare/output.txt report \
+		report/csv report/runs report/summary.json; do
+		grep -qx "$n" "$W/names" || { echo "the campaign wrote no $n"; false; }
+	done
+	rm -rf "$W/outside"
+	plant_phase gen "$W/t-full" >"$W/changed"
+	plant_phase run "$W/t-gen" >>"$W/changed"
+	plant_phase report "$W/t-run" >>"$W/changed"
+	cat "$W/changed"
+	[ ! -s "$W/changed" ]
+}

@@ -19,6 +19,15 @@
 #include "beneath.h"
 #include "util.h"
 
+/* A descriptor of its own for rootfd (AT_FDCWD: the working dir). */
+static int
+dup_root(int rootfd)
+{
+	if (rootfd == AT_FDCWD)
+		return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+}
+
 /* Opens the directory dir (len bytes of a relative path, no trailing
  * slash; 0: rootfd itself) below rootfd, never through a link. */
 static int
@@ -28,7 +37,7 @@ open_dir(int rootfd, const char *dir, size_t len)
 	int fd, next;
 
 	if (len == 0)
-		return fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+		return dup_root(rootfd);
 	if (!(path = strndup(dir, len)))
 		return -1;
 #ifdef HAVE_OPENAT2
@@ -45,7 +54,7 @@ open_dir(int rootfd, const char *dir, size_t len)
 	}
 #endif
 	/* no openat2 (or a seccomp filter refusing it): one component at a time */
-	fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	fd = dup_root(rootfd);
 	for (p = path; fd >= 0 && *p; p = slash ? slash + 1 : p + strlen(p)) {
 		if ((slash = strchr(p, '/')))
 			*slash = '\0';
