@@ -18,6 +18,14 @@ setup() {
 	echo keep >"$W/outside/file"
 }
 
+teardown() {
+	local p
+	# sleep 4713: a number no other process here sleeps, to find leftovers
+	for p in $(pgrep -f 'sleep 4713'); do
+		kill -9 "$p" 2>/dev/null
+	done
+}
+
 # gen [OUT]: the campaign into OUT ($B)
 gen() {
 	(cd "$C" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml \
@@ -173,4 +181,31 @@ plant_phase() {
 	plant_phase report "$W/t-run" >>"$W/changed"
 	cat "$W/changed"
 	[ ! -s "$W/changed" ]
+}
+
+@test "reattaching to a standalone run whose supervisor pid now leads an unrelated process group: that group is never signalled" {
+	gen >/dev/null
+	# an unrelated process group: its leader has the recorded pid, but not
+	# the recorded start time (the machine rebooted, the pid was reused)
+	setsid sleep 4713 &
+	other=$!
+	for i in $(seq 50); do [ "$(ps -o pgid= -p "$other" | tr -d ' ')" = "$other" ] && break; sleep 0.1; done
+	start=$(awk '{print $22}' "/proc/$other/stat")
+	cat <<J >"$B/a/0/job.json"
+{
+	"dir":	"a/0",
+	"scheduler":	"standalone",
+	"job_id":	"$other",
+	"state":	"RUNNING",
+	"submit_time":	"2026-01-01T00:00:00Z",
+	"start_time":	"2026-01-01T00:00:00Z",
+	"attempt":	1,
+	"host":	"$(hostname)",
+	"pid_start":	$((start + 1))
+}
+J
+	run "$NINJA" -C "$B" -k 0 run
+	sleep 0.2
+	kill -0 "$other"
+	kill "$other"
 }

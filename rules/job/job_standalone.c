@@ -100,6 +100,24 @@ start_epoch(struct job *j)
 	return t;
 }
 
+/* Sends sig to the job's process group only while its leader is still
+ * the process kunai started: our child (not yet reaped), or the pid with
+ * the start time recorded. A pid that now names another process (reused
+ * after the machine or the supervisor died) is never signalled; nor is
+ * one that is gone (its group, led by the supervisor, went with it: the
+ * script's own group is the supervisor's to end). */
+static void
+group_signal(struct job *j, struct proc *pr, int sig)
+{
+	bool zombie = false;
+
+	if (pr->pid <= 0)
+		return;
+	if (!pr->ours && (j->info.pid_start <= 0 || job_proc_start(pr->pid, &zombie) != j->info.pid_start))
+		return;
+	kill(-(pid_t)pr->pid, sig);
+}
+
 /* Has the job ended? Our child by waitpid; an adopted one (pid of an
  * earlier kunai job) by /proc: gone, a zombie, or another process. */
 static bool
@@ -123,17 +141,17 @@ check_end(struct job *j, struct proc *pr)
 	if (!pr->ours && !pr->ended)
 		pr->ended = job_proc_start(pr->pid, &zombie) != j->info.pid_start || zombie;
 	if (pr->ended)
-		kill(-(pid_t)pr->pid, SIGKILL); /* what the script left behind in its group */
+		group_signal(j, pr, SIGKILL); /* what the script left behind in its group */
 	return pr->ended;
 }
 
 /* TERM to the whole group now, KILL after the grace. */
 static void
-terminate(struct proc *pr)
+terminate(struct job *j, struct proc *pr)
 {
 	if (pr->kill_at)
 		return;
-	kill(-(pid_t)pr->pid, SIGTERM);
+	group_signal(j, pr, SIGTERM);
 	pr->kill_at = job_now() + KILL_GRACE_S;
 }
 
@@ -218,7 +236,7 @@ wait_proc(struct job *j, struct proc *pr, bool want_start, bool cancel)
 	if (!pr->ours && !adoptable(j, pr))
 		pr->ended = true;
 	if (cancel && !check_end(j, pr))
-		terminate(pr);
+		terminate(j, pr);
 	while (!check_end(j, pr)) {
 		if (want_start && access(job_path(j, &p, "kunai.start"), F_OK) == 0) {
 			buf_free(&p);
@@ -231,10 +249,10 @@ wait_proc(struct job *j, struct proc *pr, bool want_start, bool cancel)
 		now = job_now();
 		if (pr->deadline && now >= pr->deadline && !pr->kill_at) {
 			pr->timed_out = true;
-			terminate(pr);
+			terminate(j, pr);
 		}
 		if (pr->kill_at && now >= pr->kill_at)
-			kill(-(pid_t)pr->pid, SIGKILL);
+			group_signal(j, pr, SIGKILL);
 		if (!cancel && !pr->kill_at && job_stop_due(j)) {
 			buf_free(&p);
 			return JOB_WAIT_STOP;
