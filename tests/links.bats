@@ -209,3 +209,44 @@ J
 	kill -0 "$other"
 	kill "$other"
 }
+
+@test "identity: a change of env_vars.sh alone reruns the run; a record without a hash is not the new script's result" {
+	printf 'name = "ok"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo v=$X"\n[extra_env_vars]\nX = "1"\n' \
+		>"$C/tests/ok.toml"
+	gen >/dev/null
+	"$NINJA" -C "$B" -k 0 run >/dev/null
+	grep -qx 'v=1' "$B/b/0/stdout.txt"
+	# only env_vars.sh changes in the config: the run is a new one
+	sed -i 's/^X = "1"$/X = "2"/' "$C/tests/ok.toml"
+	gen >/dev/null
+	"$NINJA" -C "$B" -k 0 run >/dev/null
+	grep -qx 'v=2' "$B/b/0/stdout.txt"
+	# a finished job's record without script_hash (an older kunai, or
+	# edited), not yet collected, then the plan changes: it is not taken
+	# for the new script's pass
+	sed -i -e '/"script_hash"/d' -e 's/"collected":.*/"collected":\tfalse/' "$B/b/0/job.json"
+	touch -d '1 minute ago' "$B/b/0/job.json"
+	sed -i 's/^X = "2"$/X = "3"/' "$C/tests/ok.toml"
+	gen >/dev/null
+	run "$NINJA" -C "$B" -k 0 run
+	[ "$status" -eq 0 ]
+	grep -qx 'v=3' "$B/b/0/stdout.txt" || { echo "$output"; cat "$B/b/0/stdout.txt"; false; }
+}
+
+@test "identity: a Kubernetes job document (k8s.json) that changes changes the script, so the run is a new one" {
+	d=$BATS_TEST_DIRNAME/cases/k8s/mpijob
+	cp -r "$d" "$W/k"
+	"$KUNAI" gen --system-config "$W/k/system.toml" --tests-dir "$W/k/tests" --test-scenario "$W/k/scenario.toml" \
+		-o "$W/kout" >/dev/null
+	script=$(find "$W/kout" -name run.sh | head -1)
+	cp "$script" "$W/run.before"
+	grep -q '^# kunai: env_vars.sh [0-9a-f]\{16\}, k8s.json [0-9a-f]\{16\}$' "$script"
+	# only the image changes: k8s.json, and with it the script
+	sed -i 's|^docker_image_url = "\(.*\)"|docker_image_url = "\1-new"|' "$W/k/tests/nccl.toml"
+	"$KUNAI" gen --system-config "$W/k/system.toml" --tests-dir "$W/k/tests" --test-scenario "$W/k/scenario.toml" \
+		-o "$W/kout" >/dev/null
+	grep -q -- '-new"' "$(dirname "$script")/k8s.json"
+	# the script differs in that line alone
+	[ "$(diff "$W/run.before" "$script" | grep -c '^[<>]')" -eq 2 ]
+	diff "$W/run.before" "$script" | grep -q '^> # kunai: env_vars.sh [0-9a-f]*, k8s.json'
+}
