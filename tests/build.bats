@@ -177,48 +177,147 @@ make_run_with() {
 	[[ "$output" != *"CPU paths"* ]]
 }
 
-@test "tests/run: a suite whose set-up fails counts every one of its tests, by name" {
+@test "tests/run: a suite whose set-up fails counts every one of its tests; the close lists failures by name" {
 	mkdir -p tests
 	cp "$SRC/tests/run" tests/
 	printf 'setup_file() { echo "daemon would not start" >&2; false; }\n@test a { true; }\n@test b { true; }\n@test c { true; }\n' >tests/broken.bats
-	printf '@test x { true; }\n@test y { skip "no frobnicator"; }\n' >tests/fine.bats
+	printf '@test x { true; }\n@test y { skip "no frobnicator"; }\n@test z { false; }\n' >tests/fine.bats
 	# a clean environment: bats inside bats must not see this one's BATS_
 	# variables nor its libexec directory on PATH
 	run env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$HOME" TESTS="broken fine" sh tests/run
 	[ "$status" -eq 1 ]
-	[ "${lines[-1]}" = "1 passed, 3 failed, 1 skipped" ]
+	[ "${lines[-1]}" = "1 passed, 4 failed, 1 skipped" ]
 	[[ "$output" == *"broken: 2 of 3 tests did not run (the suite stopped early)"* ]]
 	[[ "$output" == *"fine: y # skip no frobnicator"* ]]
+	# the closing block names every failure by suite and test, above the totals
+	[ "${lines[-2]}" = "fine: z" ]
+	printf '%s\n' "${lines[@]}" | sed -n '/^== failed$/,$p' | grep -q '^broken: '
 }
 
-# stand-ins for dpkg-query (pkg-a installed, the rest not) and apt-get (logs)
+# stand-ins for dpkg-query (a package is installed when $TREE/pkgs/NAME
+# exists; pkg-a is), apt-get (logs, then installs: a package named bats brings
+# a bats program) and id (root); and a PATH of every other program of this
+# machine but bats, so that configure finds bats only once it is "installed"
 deps_standins() {
-	mkdir -p bin
-	printf '#!/bin/sh\neval "p=\\${$#}"; [ "$p" = pkg-a ] && printf installed; exit 0\n' >bin/dpkg-query
-	printf '#!/bin/sh\necho "$*" >>"%s/apt.log"\necho "After this operation, 12.3 MB of additional disk space will be used."\n' "$TREE" >bin/apt-get
+	mkdir -p bin sys pkgs
+	: >pkgs/pkg-a
+	local d f
+	for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
+		for f in "$d"/*; do
+			case ${f##*/} in bats | dpkg-query | apt-get | id) continue ;; esac
+			[ -e "sys/${f##*/}" ] || ln -s "$f" "sys/${f##*/}"
+		done
+	done
+	printf '#!/bin/sh\neval "p=\\${$#}"; [ -e "%s/pkgs/$p" ] && printf installed; exit 0\n' "$TREE" >bin/dpkg-query
+	cat >bin/apt-get <<APT
+#!/bin/sh
+echo "\$*" >>"$TREE/apt.log"
+[ "\$1" = install ] || exit 0
+[ ! -e "$TREE/apt-fails" ] || { echo "E: Unable to locate package"; exit 100; }
+echo "After this operation, 12.3 MB of additional disk space will be used."
+for p; do
+	case \$p in -*|install) continue ;; esac
+	: >"$TREE/pkgs/\$p"
+	[ "\$p" != bats ] || { printf '#!/bin/sh\n' >"$TREE/bin/bats"; chmod +x "$TREE/bin/bats"; }
+done
+APT
 	printf '#!/bin/sh\necho 0\n' >bin/id
 	chmod +x bin/*
+	PATH_STANDINS=$TREE/bin:$TREE/sys
 }
 
-@test "make check's tests/deps: installs only the missing test packages as root, exit 3 to reconfigure" {
+@test "make check's tests/deps: installs only the missing test packages as root, then configures again" {
 	mkdir -p tests && cp "$SRC/tests/deps" tests/
 	deps_standins
-	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a pkg-b pkg-c
-	[ "$status" -eq 3 ]
+	printf '#!/bin/sh\necho "config.status ran"\n' >config.status
+	run env PATH="$PATH_STANDINS" DEB_ABSENT="pkg-b pkg-c" sh tests/deps pkg-a pkg-b pkg-c
+	[ "$status" -eq 0 ]
 	[[ "$output" == *"installing the packages only tests need: pkg-b pkg-c"* ]]
 	[[ "$output" == *"make check: 12.3 MB of additional disk space will be used."* ]]
+	[[ "$output" == *"configuring again: installed since configure ran: pkg-b pkg-c"* ]]
 	grep -qx 'install -y -q --no-install-recommends pkg-b pkg-c' apt.log
-	# all there: nothing installed, nothing to reconfigure
-	rm apt.log
-	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a
+	grep -qx 'config.status ran' config.status.log
+	# all there and seen by configure: nothing installed, nothing configured
+	rm apt.log config.status.log
+	run env PATH="$PATH_STANDINS" DEB_ABSENT= sh tests/deps pkg-a pkg-b
 	[ "$status" -eq 0 ]
-	[ ! -e apt.log ]
+	[ -z "$output" ]
+	[ ! -e apt.log ] && [ ! -e config.status.log ]
 	# not root: names what is missing, installs nothing
 	printf '#!/bin/sh\necho 1000\n' >bin/id
-	run env PATH="$TREE/bin:$PATH" sh tests/deps pkg-a pkg-b
+	run env PATH="$PATH_STANDINS" DEB_ABSENT=pkg-d sh tests/deps pkg-a pkg-d
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"not installed: pkg-b (the tests that need them skip"* ]]
+	[[ "$output" == *"not installed: pkg-d (the tests that need them skip"* ]]
+	[ ! -e apt.log ] && [ ! -e config.status.log ]
+	# a configure that fails again is the only failure
+	printf '#!/bin/sh\necho 0\n' >bin/id
+	printf '#!/bin/sh\necho "configure: error: no working C11 compiler"; exit 1\n' >config.status
+	run env PATH="$PATH_STANDINS" DEB_ABSENT=pkg-d sh tests/deps pkg-a pkg-d
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"configure: error: no working C11 compiler"* ]]
+	[[ "$output" == *"configuring again failed (config.status.log)"* ]]
+}
+
+# make_check [VAR=VALUE...]: `make check` as make runs its recipes (.POSIX:
+# each line under sh -e), through the stand-ins, with nothing to build
+# (CHECK_DEPS=) and the suite a stand-in that shows what the Makefile passed it
+make_check() {
+	mkdir -p tests
+	cp "$SRC/tests/deps" tests/
+	printf '#!/bin/sh\necho "suite ran: BATS=$BATS TESTS=${TESTS:-}"\necho "1 passed, 0 failed, 0 skipped"\n' >tests/run
+	run env PATH="$PATH_STANDINS" "$@" make CHECK_DEPS= check
+}
+
+@test "make check on a fresh machine: installs, configures again, runs the suite; and again" {
+	deps_standins
+	env PATH="$PATH_STANDINS" ./configure >/dev/null
+	grep -q '^BATS = $' Makefile
+	grep -q '^DEB_ABSENT = bats libxml2-utils ' Makefile
+	make_check
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installing the packages only tests need: bats libxml2-utils "* ]]
+	[[ "$output" == *"configuring again: installed since configure ran: bats "* ]]
+	[[ "$output" == *"suite ran: BATS=$TREE/bin/bats"* ]]
+	grep -q '^DEB_ABSENT = $' Makefile
+	# the second make check: nothing to install, nothing to configure
+	rm apt.log
+	make_check TESTS=build
+	[ "$status" -eq 0 ]
 	[ ! -e apt.log ]
+	[[ "$output" != *"configuring again"* ]]
+	[[ "$output" == *"suite ran: BATS=$TREE/bin/bats TESTS=build"* ]]
+}
+
+@test "make check: bats installed by hand since configure is found; apt failing still runs the suite" {
+	deps_standins
+	env PATH="$PATH_STANDINS" ./configure >/dev/null
+	grep -q '^BATS = $' Makefile
+	# not root: installs nothing, but bats came by hand
+	printf '#!/bin/sh\necho 1000\n' >bin/id
+	: >pkgs/bats
+	printf '#!/bin/sh\n' >bin/bats && chmod +x bin/bats
+	make_check
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"configuring again: installed since configure ran: bats"* ]]
+	[[ "$output" == *"suite ran: BATS=$TREE/bin/bats"* ]]
+	[ ! -e apt.log ]
+	# root, and apt-get fails: said, and the suite runs with what is there
+	printf '#!/bin/sh\necho 0\n' >bin/id
+	: >apt-fails
+	make_check
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"apt-get install failed (tests/deps.log)"* ]]
+	[[ "$output" == *"suite ran: BATS=$TREE/bin/bats"* ]]
+}
+
+@test "make check without bats anywhere stops with the apt-get line, not later" {
+	deps_standins
+	env PATH="$PATH_STANDINS" ./configure >/dev/null
+	printf '#!/bin/sh\necho 1000\n' >bin/id
+	make_check
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"bats (required for tests) not found; apt-get install bats"* ]]
+	[[ "$output" != *"suite ran"* ]]
 }
 
 @test "configure writes config.status, which configures again with the same options" {

@@ -52,6 +52,11 @@ PODMAN=${PODMAN:-podman}
 cache=${KUNAI_IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kunai}
 
 command -v "${PODMAN%% *}" >/dev/null 2>&1 || cannot "no podman (apt-get install podman)"
+# podman's runtime makes / a private mount ("remount /, flags: 0x44000: invalid
+# argument" from runc), which fails where / is no mount point of its own: a
+# plain chroot. Said here, before minutes of building.
+awk '$5 == "/" { f = 1 } END { exit !f }' /proc/self/mountinfo 2>/dev/null ||
+	cannot "/ is not a mount point here (a chroot without its own root mount): podman cannot run containers"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kunai-image.XXXXXX") || die "cannot make a temporary directory"
 cid=
 cleanup() {
