@@ -523,14 +523,8 @@ link_runs(struct arena *a, const struct scenario *sc, struct runlist *rl)
 size_t
 expand_max_runs(void)
 {
-	const char *env = getenv("KUNAI_MAX_RUNS");
-	char *end;
-	unsigned long long n;
-
-	if (!env || !*env)
-		return EXPAND_MAX_RUNS;
-	n = strtoull(env, &end, 10);
-	return *end || n == 0 ? EXPAND_MAX_RUNS : n > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)n;
+	return (size_t)env_number("KUNAI_MAX_RUNS", 1, 1LL << 40,
+	                          EXPAND_MAX_RUNS);
 }
 
 bool

@@ -172,8 +172,7 @@ work(void *arg)
 static size_t
 n_workers(size_t runs)
 {
-	const char *env = getenv("KUNAI_GEN_THREADS");
-	long n = env && *env ? strtol(env, NULL, 10) : 0;
+	long n = (long)env_number("KUNAI_GEN_THREADS", 1, 64, 0);
 
 	if (n <= 0) {
 		n = runs >= 4096 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
-# One build dir, one truth, second round (DESIGN 14): every write, rename
-# and delete below the build dir goes through one layer that never follows
-# a link (gen/base/beneath.c), whoever asks for it: a journal undo, the
-# lock, report, the runner.
+# One build dir, one truth, second round (DESIGN 14 and 17), as an attacker
+# or bad luck would try it: every write, rename and delete below the build
+# dir goes through one layer that never follows a link (gen/base/beneath.c),
+# whoever asks (a journal undo, the lock, report, the runner, phases);
+# signals only to what kunai started; a result only for what made the job;
+# recovery before reading; every setting checked; no endless read.
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -249,4 +251,49 @@ J
 	# the script differs in that line alone
 	[ "$(diff "$W/run.before" "$script" | grep -c '^[<>]')" -eq 2 ]
 	diff "$W/run.before" "$script" | grep -q '^> # kunai: env_vars.sh [0-9a-f]*, k8s.json'
+}
+
+@test "every KUNAI_* number is checked: a bad value is a clear error, never silently the default" {
+	gen >/dev/null
+	for v in KUNAI_MAX_RUNS=abc KUNAI_MAX_RUNS=0 KUNAI_MAX_CONFIG_BYTES=1k KUNAI_GEN_THREADS=-3; do
+		run env "$v" "$KUNAI" gen --system-config "$C/system.toml" --tests-dir "$C/tests" \
+			--test-scenario "$C/scenario.toml" -o "$B"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"kunai: ${v%%=*}='${v#*=}' is not a whole number from "* ]] || { echo "$v: $output"; false; }
+	done
+	for v in KUNAI_MAX_RETRIES=x KUNAI_RETRY_DELAY=1.5 KUNAI_POLL_MAX=0 KUNAI_TRUST_RECORD=' 5' KUNAI_DRIVER_PID=abc; do
+		run env "$v" bash -c 'cd "$1" && exec "$KUNAI" job run --scheduler standalone a/0/kunai.stamp' _ "$B"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"kunai: ${v%%=*}='${v#*=}' is not a whole number from "* ]] || { echo "$v: $output"; false; }
+		[ ! -e "$B/a/0/job.json" ]
+	done
+	run env KUNAI_K8S_KEEP=yes bash -c 'cd "$1" && exec "$KUNAI" job run --scheduler standalone a/0/kunai.stamp' _ "$B"
+	# (standalone: the Kubernetes setting is not read)
+	[ "$status" -eq 0 ]
+}
+
+@test "readers refuse what never ends: toml2json and gen of /dev/zero or a dir return at once" {
+	run timeout 10 "$KUNAI" toml2json /dev/zero
+	[ "$status" -eq 1 ]
+	[[ "$output" == "kunai: /dev/zero: not a regular file" ]]
+	run timeout 10 "$KUNAI" toml2json "$W"
+	[ "$status" -eq 1 ]
+	run timeout 10 "$KUNAI" gen --system-config /dev/zero --tests-dir "$C/tests" --test-scenario "$C/scenario.toml" -o "$B"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"/dev/zero"* ]]
+	# a pipe is read to its end, as before
+	run "$KUNAI" toml2json <(printf 'a = 1\n')
+	[ "$status" -eq 0 ]
+}
+
+@test "kunai job refuses a run dir outside the build dir: nothing is written there" {
+	gen >/dev/null
+	mkdir -p "$W/elsewhere"
+	cp "$B/a/0/run.sh" "$W/elsewhere/"
+	for d in ../elsewhere/kunai.stamp "$W/elsewhere/kunai.stamp" a/../../elsewhere; do
+		run bash -c 'cd "$1" && exec "$KUNAI" job run --scheduler standalone "$2"' _ "$B" "$d"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"is not a run dir below the build dir"* ]] || { echo "$d: $output"; false; }
+	done
+	[ "$(ls -A "$W/elsewhere")" = run.sh ]
 }
