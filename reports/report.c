@@ -641,13 +641,15 @@ cmd_report(int argc, char **argv)
 		ok = html_write(root, &s) && ok;
 	if (!ok)
 		goto done;
+	/* what a run wrote (a reason, a node's name) reaches the terminal
+	 * with no control byte (term_text) */
 	summary_paths(&s, &b);
-	printf("kunai: %s\n", b.data);
+	printf("kunai: %s\n", term_text(b.data));
 	b.len = 0;
 	count_line(&b, &s);
-	printf("kunai: %s (%s/report)\n", b.data, root);
+	printf("kunai: %s (%s/report)\n", term_text(b.data), root);
 	if (s.note)
-		printf("kunai: %s\n", s.note);
+		printf("kunai: %s\n", term_text((char *)s.note));
 	if (n_hist && hr.unreadable)
 		printf("kunai: history: %zu of %zu source%s could not be read (%s/report/history.md)\n", hr.unreadable,
 		       n_hist, n_hist == 1 ? "" : "s", root);
@@ -659,7 +661,7 @@ cmd_report(int argc, char **argv)
 		       hr.flagged == 1 ? "" : "s", hr.flagged == 1 ? "its" : "their", root);
 	b.len = 0;
 	fleet_verdict_line(&fleet, &b);
-	printf("kunai: %s\n", b.data);
+	printf("kunai: %s\n", term_text(b.data));
 	/* a history that could not be judged is no pass; a node to drain neither */
 	rc = check && (!summary_all_ok(&s) || fleet.n_drain ||
 	               (n_hist && (hr.flagged || hr.unreadable || !hr.checked))) ? 1 : 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "gen/base/escape.h"
 #include "gen/base/util.h"
 
 struct row {
@@ -337,7 +338,7 @@ print_phases(struct arena *a, const char *dir)
 {
 	static const char *const names[] = {"prepare", "cleanup"};
 	struct phase_record r;
-	struct buf p = {0};
+	struct buf p = {0}, o = {0};
 	size_t i;
 
 	for (i = 0; i < LEN(names); i++) {
@@ -347,14 +348,17 @@ print_phases(struct arena *a, const char *dir)
 			continue;
 		p.len = 0;
 		buf_printf(&p, "%s/phases/%s.json", dir, names[i]);
+		o.len = 0;
 		if (!json_load_phase(a, p.data, &r))
-			printf("%s: not run\n", names[i]);
+			buf_printf(&o, "%s: not run", names[i]);
 		else if (r.reason)
-			printf("%s: %s (%s) at %s\n", names[i], r.outcome, r.reason, r.end_time ? r.end_time : "-");
+			buf_printf(&o, "%s: %s (%s) at %s", names[i], r.outcome, r.reason, r.end_time ? r.end_time : "-");
 		else
-			printf("%s: %s at %s\n", names[i], r.outcome, r.end_time ? r.end_time : "-");
+			buf_printf(&o, "%s: %s at %s", names[i], r.outcome, r.end_time ? r.end_time : "-");
+		puts(term_text(o.data));
 	}
 	buf_free(&p);
+	buf_free(&o);
 }
 
 static void
@@ -401,7 +405,7 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 		           (int)w[2], cells[i][2], (int)w[3], cells[i][3], (int)w[4], cells[i][4], reason);
 		while (line.len && line.data[line.len - 1] == ' ')
 			line.data[--line.len] = '\0';
-		puts(line.data);
+		puts(term_text(line.data));
 		if (r->live)
 			live++;
 		else if (r->ended)

@@ -332,3 +332,35 @@ secs() {
 	[ "$t100" -lt $((4 * (t25 > 50 ? t25 : 50))) ]
 	grep -c '^export V' "$W/o/a/0/env_vars.sh" | grep -qx 100000
 }
+
+@test "control bytes a run wrote (ESC sequences, CR, BEL) never reach the terminal through kunai status or report" {
+	printf '%s\n' '[prepare]' "commands = [\"printf '[PHASE] FAILED: \\\\033]0;pwned\\\\007\\\\033[2J\\\\rgone\\\\n'; exit 1\"]" \
+		>>"$C/scenario.toml"
+	gen >/dev/null
+	run "$NINJA" -C "$B" -k 0 prepare
+	[ "$status" -ne 0 ]
+	grep -q $'\e' "$B/phases/prepare/output.txt"
+	# a failed run whose record's reason holds them too
+	cat <<'J' >"$B/a/0/job.json"
+{
+	"dir":	"a/0",
+	"scheduler":	"standalone",
+	"job_id":	"1",
+	"state":	"EXITED",
+	"exit_code":	1,
+	"outcome":	"failed",
+	"reason":	"exit \u001b]0;pwned\u0007\u001b[2J\rX",
+	"submit_time":	"2026-01-01T00:00:00Z",
+	"start_time":	"2026-01-01T00:00:00Z",
+	"end_time":	"2026-01-01T00:00:01Z",
+	"attempt":	1,
+	"collected":	true
+}
+J
+	run "$KUNAI" status "$B"
+	[[ "$output" == *"prepare: failed"* ]] || { echo "$output"; false; }
+	[[ "$output" == *"pwned"* ]]
+	[[ "$output" != *$'\e'* && "$output" != *$'\r'* && "$output" != *$'\a'* ]] || { printf '%q\n' "$output"; false; }
+	run "$KUNAI" report "$B" --no-html
+	[[ "$output" != *$'\e'* && "$output" != *$'\r'* && "$output" != *$'\a'* ]] || { printf '%q\n' "$output"; false; }
+}
