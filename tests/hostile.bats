@@ -22,8 +22,9 @@ setup() {
 
 teardown() {
 	local p
-	# sleep 4713: a number no other process here sleeps, to find leftovers
-	for p in $(pgrep -f 'sleep 4713'); do
+	# this test's own leftovers only (sleep 4713 in its dir, or a pid it
+	# noted): never another test's or another suite's
+	for p in $(mine 'sleep 4713') $(cat "$W/pids" 2>/dev/null); do
 		kill -9 "$p" 2>/dev/null
 	done
 }
@@ -32,6 +33,16 @@ teardown() {
 gen() {
 	(cd "$C" && "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml \
 		-o "${1:-$B}")
+}
+
+# mine PATTERN: pids of processes matching PATTERN whose working dir is in $W
+mine() {
+	local p d w
+	w=$(cd "$W" && pwd -P)
+	for p in $(pgrep -f "$1"); do
+		d=$(readlink "/proc/$p/cwd" 2>/dev/null) || continue
+		case $d in "$w" | "$w"/*) echo "$p" ;; esac
+	done
 }
 
 # outside_kept: nothing outside the build dir changed
@@ -191,6 +202,7 @@ plant_phase() {
 	# the recorded start time (the machine rebooted, the pid was reused)
 	setsid sleep 4713 &
 	other=$!
+	echo "$other" >>"$W/pids"
 	for i in $(seq 50); do [ "$(ps -o pgid= -p "$other" | tr -d ' ')" = "$other" ] && break; sleep 0.1; done
 	start=$(awk '{print $22}' "/proc/$other/stat")
 	cat <<J >"$B/a/0/job.json"
@@ -363,4 +375,39 @@ J
 	[[ "$output" != *$'\e'* && "$output" != *$'\r'* && "$output" != *$'\a'* ]] || { printf '%q\n' "$output"; false; }
 	run "$KUNAI" report "$B" --no-html
 	[[ "$output" != *$'\e'* && "$output" != *$'\r'* && "$output" != *$'\a'* ]] || { printf '%q\n' "$output"; false; }
+}
+
+@test "a killed supervisor does not free its job: the job stops at its limit, and the next ninja run waits for it, never a second copy" {
+	printf 'name = "long"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "sleep 4713"\n' \
+		>"$C/tests/long.toml"
+	printf '%s\n' 'name = "s"' '[[Tests]]' 'id = "l"' 'test_name = "long"' 'time_limit = "6s"' >"$C/scenario.toml"
+	gen >/dev/null
+	t0=$(date +%s)
+	"$NINJA" -C "$B" run >/dev/null 2>&1 3>&- &
+	first=$!
+	for i in $(seq 100); do grep -qs '^job=' "$B/l/0/kunai.start" && break; sleep 0.1; done
+	# the supervisor, the runner above it and ninja, killed (as the OOM
+	# killer or a person would); the job itself lives on
+	sup=$(sed -n 's/^job=//p' "$B/l/0/kunai.start")
+	kill -9 "$sup" "$(ps -o ppid= -p "$sup" | tr -d ' ')" "$first"
+	sleep 0.3
+	[ -n "$(mine 'sleep 4713')" ]
+	"$NINJA" -C "$B" run >"$W/second.log" 2>&1 3>&- &
+	second=$!
+	most=0
+	while kill -0 "$second" 2>/dev/null; do
+		n=$(mine 'sleep 4713' | wc -l)
+		[ "$n" -le "$most" ] || most=$n
+		[ $(($(date +%s) - t0)) -lt 40 ] || { echo "still running"; cat "$W/second.log"; false; }
+		sleep 0.2
+	done
+	cat "$W/second.log"
+	# one copy at a time, ended by its limit (6 s, and the watchdog's
+	# margin of 2 s), before the runner's own backstop (15 s after it)
+	[ "$most" -le 1 ]
+	[ -z "$(mine 'sleep 4713')" ]
+	[ $(($(date +%s) - t0)) -lt 19 ]
+	grep -q 'its job (process group [0-9]*) still runs: waiting for it' "$W/second.log"
+	grep -q '"outcome":	"timeout"' "$B/l/0/job.json"
+	grep -q '"attempt":	1,' "$B/l/0/job.json"
 }

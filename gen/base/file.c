@@ -45,7 +45,11 @@ read_file_max(const char *path, struct buf *out, size_t max, const char *what)
 			return false;
 		}
 		if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-			warn("%s: not a regular file", path);
+			errno = EISDIR;
+			if (S_ISDIR(st.st_mode))
+				warn("read %s:", path);
+			else
+				warn("%s: not a regular file", path);
 			close(fd);
 			return false;
 		}

@@ -32,6 +32,7 @@ struct proc {
 	double kill_at;   /* wall clock of the SIGKILL after a SIGTERM; 0: none sent */
 	bool timed_out;
 	bool ended;
+	long group;       /* the job's own group, when its supervisor died before it */
 	int status;       /* waitpid status when ours */
 };
 
@@ -106,11 +107,48 @@ start_epoch(struct job *j)
  * after the machine or the supervisor died) is never signalled; nor is
  * one that is gone (its group, led by the supervisor, went with it: the
  * script's own group is the supervisor's to end). */
+/* Whether the job's own process group (kunai.start's group=, led by the
+ * script the supervisor started, with its start time) still has a
+ * process: its leader, with the recorded start time, or, the leader gone,
+ * any member (a pgid is never reused while its group has one). *group
+ * gets its id. */
+static bool
+group_alive(struct job *j, long *group)
+{
+	struct buf rec = {0};
+	const char *f;
+	long long start = -1, cur;
+	size_t len;
+	bool alive = false;
+
+	*group = 0;
+	if (job_read_record(j, "kunai.start", &rec) && (f = job_record_field(rec.data, "group", &len)))
+		*group = strtol(f, NULL, 10);
+	if (*group > 0 && (f = job_record_field(rec.data, "group_start", &len)))
+		start = strtoll(f, NULL, 10);
+	buf_free(&rec);
+	if (*group <= 0 || start < 0)
+		return false;
+	cur = job_proc_start(*group, NULL);
+	if (cur >= 0)
+		alive = cur == start;
+	else
+		alive = kill(-(pid_t)*group, 0) == 0 || errno == EPERM;
+	return alive;
+}
+
 static void
 group_signal(struct job *j, struct proc *pr, int sig)
 {
 	bool zombie = false;
+	long group;
 
+	if (pr->group) {
+		/* the supervisor died: its job's group, while it is still the one */
+		if (group_alive(j, &group) && group == pr->group)
+			kill(-(pid_t)group, sig);
+		return;
+	}
 	if (pr->pid <= 0)
 		return;
 	if (!pr->ours && (j->info.pid_start <= 0 || job_proc_start(pr->pid, &zombie) != j->info.pid_start))
@@ -123,7 +161,9 @@ group_signal(struct job *j, struct proc *pr, int sig)
 static bool
 check_end(struct job *j, struct proc *pr)
 {
+	struct buf p = {0};
 	bool zombie = false;
+	long group;
 	pid_t w;
 
 	if (pr->ended)
@@ -138,8 +178,25 @@ check_end(struct job *j, struct proc *pr)
 		} else
 			pr->ended = w == (pid_t)pr->pid;
 	}
-	if (!pr->ours && !pr->ended)
+	if (!pr->ours && !pr->ended && !pr->group)
 		pr->ended = job_proc_start(pr->pid, &zombie) != j->info.pid_start || zombie;
+	/* the supervisor is gone (killed) but not its job: the job has not
+	 * ended, and is never started again beside itself; it is waited for
+	 * (its watchdog ends it at its limit, as the runner's backstop does) */
+	if ((pr->ended && !job_exists(job_path(j, &p, "kunai.exit"))) || pr->group) {
+		if (group_alive(j, &group)) {
+			if (!pr->group)
+				warn("%s: the supervisor of job %ld died; its job (process group %ld) still runs: waiting "
+				     "for it", j->dir, pr->pid, group);
+			pr->group = group;
+			pr->ours = false;
+			pr->ended = false;
+		} else if (pr->group) {
+			pr->ended = true;
+			pr->group = 0;
+		}
+	}
+	buf_free(&p);
 	if (pr->ended)
 		group_signal(j, pr, SIGKILL); /* what the script left behind in its group */
 	return pr->ended;
