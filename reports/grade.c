@@ -152,6 +152,18 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 	buf_free(&text);
 }
 
+/* The report of run r before anything is known of it. */
+static void
+report_start(struct run_report *out, const struct plan_run *r)
+{
+	memset(out, 0, sizeof(*out));
+	out->dir = r->dir;
+	out->id = r->id;
+	out->iteration = r->iteration;
+	out->step = r->step;
+	out->duration_s = -1;
+}
+
 void
 grade_run(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
           bool check, struct run_report *out)
@@ -162,12 +174,7 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	const char *wname;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	out->dir = r->dir;
-	out->id = r->id;
-	out->iteration = r->iteration;
-	out->step = r->step;
-	out->duration_s = -1;
+	report_start(out, r);
 	buf_printf(&dir, "%s/%s", root, r->dir);
 	buf_printf(&path, "%s/job.json", dir.data);
 	rc = record_job_read(a, path.data, &j, &why);
@@ -217,12 +224,7 @@ grade_write(struct arena *a, const char *root, const struct plan *p, const struc
 	/* the run dir (and every dir above it) is no link: report.json is
 	 * written there (and the run read from there) */
 	if (!beneath_dirs_ok(root, dirs)) {
-		memset(out, 0, sizeof(*out));
-		out->dir = r->dir;
-		out->id = r->id;
-		out->iteration = r->iteration;
-		out->step = r->step;
-		out->duration_s = -1;
+		report_start(out, r);
 		out->outcome = OUTCOME_INFRA;
 		out->reason = "the run dir is a symbolic link (or under one); not read, not written";
 		return false;

@@ -25,7 +25,7 @@ teardown() {
 	# this test's own leftovers only (sleep 4713 in its dir, or a pid it
 	# noted): never another test's or another suite's
 	for p in $(mine 'sleep 4713') $(cat "$W/pids" 2>/dev/null); do
-		kill -9 "$p" 2>/dev/null
+		kill -9 "$p" 2>/dev/null || true
 	done
 }
 

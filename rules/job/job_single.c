@@ -162,11 +162,15 @@ out:
 }
 
 /* The run's end from its exit record: TERM (143) or KILL (137) once its
- * time limit had passed is the allocation's `timeout` ending the step. */
+ * time limit had passed is the allocation's `timeout` ending the step;
+ * before it, with the allocation cancelled (scancel), it is a cancelled
+ * run, as a plain Slurm run's is. */
 static void
 from_record(struct job *j, const char *rec)
 {
 	double t0, now = job_now();
+	const char *alloc;
+	int i;
 
 	j->info.exit_code = atoi(rec);
 	j->info.has_exit_code = true;
@@ -174,6 +178,16 @@ from_record(struct job *j, const char *rec)
 	if ((j->info.exit_code == 143 || j->info.exit_code == 137) && j->time_limit > 0 && j->info.start_time &&
 	    job_iso_parse(j->info.start_time, &t0) && now - t0 >= (double)j->time_limit - 1)
 		j->info.state = "TIMEOUT";
+	/* (a cancelled allocation may say so only once its steps are gone) */
+	for (i = 0; strcmp(j->info.state, "FAILED") == 0 && (j->info.exit_code == 143 || j->info.exit_code == 137) &&
+	            j->info.job_id && i < 10; i++) {
+		alloc = alloc_state(j, j->info.job_id);
+		if (alloc && strncmp(alloc, "CANCELLED", 9) == 0)
+			j->info.state = "CANCELLED";
+		if (!alloc || !alive(alloc))
+			break;
+		job_sleep(j, 200);
+	}
 	j->info.end_time = job_iso(&j->arena, now);
 }
 
