@@ -386,6 +386,24 @@ short_gap(struct arena *a, const char *test, const struct metric *m, double gap,
 	return arena_printf(a, "%s %s %.0f%% %s %s", test, m->name, 100 * gap, higher ? "below" : "above", whom);
 }
 
+/* How sure a drain on peers is: "..., reproduced 2 of 2 (68% below n1
+ * side by side)" when it was measured again */
+static const char *
+again_text(struct arena *a, const struct fleet_value *v, const char *why)
+{
+	switch (v->again) {
+	case FLEET_AGAIN_REPRODUCED:
+		return arena_printf(a, "%s, reproduced 2 of 2: %.0f%% worse than %s side by side", why, 100 * v->again_gap,
+		                    v->again_peer);
+	case FLEET_AGAIN_FAILED:
+		return arena_printf(a, "%s, reproduced 2 of 2: failed again where %s passed", why, v->again_peer);
+	case FLEET_AGAIN_UNKNOWN:
+		return arena_printf(a, "%s, measured again beside %s without an answer", why, v->again_peer);
+	default:
+		return why;
+	}
+}
+
 /* A single-node run's outcome for its node: drain reasons for values
  * outside their references and failures where the peers passed,
  * inconclusive ones for runs that ended without an answer. */
@@ -572,8 +590,8 @@ verdict(struct arena *a, const struct plan *p, const struct summary *s, const si
 			;
 		if (v->m->gpu < 0 && n < k && flagged[n]->run == v->run && !strcmp(flagged[n]->node, v->node))
 			continue;
-		each_node(&ns, v->node, on_drain,
-		          (void *)short_gap(a, g->test, v->m, v->gap, g->dir == FLEET_DIR_HIGHER, "peers"));
+		each_node(&ns, v->node, on_drain, (void *)again_text(a, v, short_gap(a, g->test, v->m, v->gap,
+		                                                                      g->dir == FLEET_DIR_HIGHER, "peers")));
 	}
 	free(flagged);
 	for (i = 0; i < s->n_runs; i++)
@@ -615,6 +633,7 @@ fleet_grade(struct arena *a, const struct plan *p, struct summary *s, struct fle
 		qsort(v, n, sizeof(*v), cmp_sample);
 	compare(a, p, s, v, n, f);
 	free(v);
+	fleet_again_apply(a, p, s, f);
 	mark_suspects(a, s, f);
 	verdict(a, p, s, col, f);
 	memset(s->counts, 0, sizeof(s->counts));

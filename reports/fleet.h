@@ -46,6 +46,15 @@ struct fleet_group {
 	int min_peers;
 };
 
+/* A flagged value measured again, side by side with a peer node. */
+enum fleet_again {
+	FLEET_AGAIN_NONE,       /* measured once */
+	FLEET_AGAIN_REPRODUCED, /* again worse than the peer by more than the tolerance */
+	FLEET_AGAIN_CLEARED,    /* not again: the first measurement was noise */
+	FLEET_AGAIN_FAILED,     /* the run failed again where the peer passed */
+	FLEET_AGAIN_UNKNOWN,    /* the peer failed too, or no value came back */
+};
+
 /* One compared value. */
 struct fleet_value {
 	size_t run;             /* index in summary.runs */
@@ -55,6 +64,11 @@ struct fleet_value {
 	double ratio;           /* its goodness against the median: 0.6 is 40% worse */
 	double gap;             /* fraction worse than the median */
 	bool flagged;
+	/* measured again beside a peer (again.json): reproduced or not, and
+	 * how far worse than the peer then; FLEET_AGAIN_NONE: measured once */
+	enum fleet_again again;
+	double again_gap;
+	const char *again_peer;
 };
 
 enum fleet_state { FLEET_HEALTHY, FLEET_INCONCLUSIVE, FLEET_DRAIN };
@@ -82,6 +96,21 @@ struct fleet {
 	size_t n_notes;
 	bool *flagged_run;  /* per summary run: a peer outlier */
 };
+
+/* ROOT/RUN/again.json: a run its peers flagged, measured again beside a
+ * run of the same test on a peer node (kunai run's confirmation round). */
+struct fleet_again_record {
+	const char *job_id;      /* the run's job then: a later job makes it stale */
+	const char *node, *peer; /* where each ran again */
+	const char *outcome, *peer_outcome;
+	const struct metric *values, *peer_values; /* what each measured again */
+	size_t n_values, n_peer_values;
+};
+/* Writes again.json into root/dir. Returns false after reporting. */
+bool fleet_again_write(const char *root, const char *dir, const struct fleet_again_record *r);
+/* Reads root/dir/again.json. Returns false when there is none (or it is
+ * unreadable: then the run counts as measured once). */
+bool fleet_again_load(struct arena *a, const char *root, const char *dir, struct fleet_again_record *r);
 
 /* Compares every value of s with its peers under the settings of each
  * test in p, makes the passed runs holding an outlier suspect (with the

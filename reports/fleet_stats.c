@@ -10,6 +10,7 @@
 #include "reports/fleet.h"
 #include "reports/fleet_priv.h"
 #include "reports/report.h"
+#include "gen/base/hostlist.h"
 #include "gen/base/util.h"
 
 static int
@@ -79,13 +80,7 @@ fleet_direction(const char *name, const char *unit)
 size_t
 fleet_count_nodes(const char *nodes)
 {
-	size_t n = 1;
-
-	if (!nodes || !*nodes)
-		return 0;
-	for (; *nodes; nodes++)
-		n += *nodes == ',';
-	return n;
+	return hostlist_count(nodes);
 }
 
 /* The test as peers see it: definition, arguments, number of nodes. */
@@ -184,4 +179,77 @@ fleet_columns(struct arena *a, const struct plan *p, const struct summary *s, st
 	free(c);
 	buf_free(&b);
 	return col;
+}
+
+static const struct metric *
+find_value(const struct metric *v, size_t n, const struct metric *m)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].gpu == m->gpu && !strcmp(v[i].name, m->name))
+			return &v[i];
+	return NULL;
+}
+
+/* Did a run measured again end with values to judge? */
+static bool
+answered(const char *outcome)
+{
+	return outcome && (!strcmp(outcome, "passed") || !strcmp(outcome, "suspect") || !strcmp(outcome, "perf-failed"));
+}
+
+void
+fleet_again_apply(struct arena *a, const struct plan *p, const struct summary *s, struct fleet *f)
+{
+	struct fleet_again_record *rec = xcalloc(s->n_runs + 1, sizeof(*rec));
+	signed char *have = xcalloc(s->n_runs + 1, 1);
+	size_t i;
+
+	for (i = 0; s->root && i < f->n_values; i++) {
+		struct fleet_value *v = &f->values[i];
+		const struct run_report *r = &s->runs[v->run];
+		const struct fleet_group *g = &f->groups[v->group];
+		const struct fleet_again_record *e = &rec[v->run];
+		const struct metric *self, *peer;
+		double tol = p->tests[p->runs[v->run].test].peers.tolerance;
+		if (!v->flagged || !r->job_id || hostlist_count(r->nodes) != 1)
+			continue;
+		if (!have[v->run])
+			have[v->run] = fleet_again_load(a, s->root, r->dir, &rec[v->run]) ? 1 : -1;
+		/* measured again for an earlier job of this run: not for this one */
+		if (have[v->run] < 0 || !e->job_id || strcmp(e->job_id, r->job_id) != 0)
+			continue;
+		v->again_peer = e->peer;
+		if (!answered(e->outcome)) {
+			v->again = answered(e->peer_outcome) ? FLEET_AGAIN_FAILED : FLEET_AGAIN_UNKNOWN;
+			continue;
+		}
+		self = find_value(e->values, e->n_values, v->m);
+		peer = find_value(e->peer_values, e->n_peer_values, v->m);
+		if (!self || !peer || !answered(e->peer_outcome)) {
+			v->again = FLEET_AGAIN_UNKNOWN;
+			continue;
+		}
+		/* side by side, the peer is the median of two */
+		if (fleet_outlier(self->value, peer->value, 0, g->dir, tol, 0, &v->again_gap)) {
+			v->again = FLEET_AGAIN_REPRODUCED;
+			continue;
+		}
+		v->again = FLEET_AGAIN_CLEARED;
+		v->flagged = false;
+		f->notes = arena_grow(a, (void *)f->notes, f->n_notes, f->n_notes + 1, sizeof(*f->notes));
+		f->notes[f->n_notes++] = arena_printf(
+		    a, "%s: %s %s %.0f%% %s peers, then %.0f%% %s %s measured again side by side: not reproduced, not drained",
+		    v->node ? v->node : r->nodes, g->test, g->metric, 100 * v->gap, g->dir == FLEET_DIR_HIGHER ? "below" : "above",
+		    100 * fabs(v->again_gap), (v->again_gap >= 0) == (g->dir == FLEET_DIR_HIGHER) ? "below" : "above", e->peer);
+	}
+	/* a run stays flagged only by a value that still is */
+	for (i = 0; i < s->n_runs; i++)
+		f->flagged_run[i] = false;
+	for (i = 0; i < f->n_values; i++)
+		if (f->values[i].flagged)
+			f->flagged_run[f->values[i].run] = true;
+	free(rec);
+	free(have);
 }

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,10 @@
 #include "gen/base/beneath.h"
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"
+
+#ifndef KUNAI_VERSION
+#define KUNAI_VERSION "0.0.0-dev"
+#endif
 
 /* Reads exactly n digits at *p into *v. */
 static bool
@@ -152,6 +157,64 @@ check_output(struct arena *a, const char *dir, const struct plan_run *r, const s
 	buf_free(&text);
 }
 
+static void
+hash_mix(unsigned long long *h, const void *p, size_t n)
+{
+	unsigned long long v = util_hash(p, n);
+	/* the length too, so that "ab","c" and "a","bc" differ */
+	v ^= (unsigned long long)n * 0x9e3779b97f4a7c15ull;
+	*h = (*h ^ v) * 0x100000001b3ull;
+}
+
+static void
+hash_list(unsigned long long *h, const char *const *l)
+{
+	size_t i;
+
+	for (i = 0; l && l[i]; i++)
+		hash_mix(h, l[i], strlen(l[i]) + 1);
+	hash_mix(h, "", 0);
+}
+
+static unsigned long long
+version_hash(const struct workload *wl)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+	uint32_t common = grade_source_common(), own = wl ? grader_source(wl->grader) : 0;
+
+	hash_mix(&h, &common, sizeof(common));
+	hash_mix(&h, &own, sizeof(own));
+	if (wl) {
+		hash_mix(&h, wl->name, strlen(wl->name));
+		hash_mix(&h, wl->grader ? wl->grader : "", wl->grader ? strlen(wl->grader) : 0);
+		hash_list(&h, wl->all_of);
+		hash_list(&h, wl->none_of);
+		hash_list(&h, wl->any_of);
+	}
+	return h;
+}
+
+const char *
+grade_version(struct arena *a, const char *workload)
+{
+	return arena_printf(a, "%016llx", version_hash(workload ? workload_find(workload) : NULL));
+}
+
+unsigned long long
+grade_identity(void)
+{
+	const char *const *names = workload_names();
+	unsigned long long h = version_hash(NULL), v;
+	size_t i;
+
+	hash_mix(&h, KUNAI_VERSION, strlen(KUNAI_VERSION));
+	for (i = 0; names[i]; i++) {
+		v = version_hash(workload_find(names[i]));
+		hash_mix(&h, &v, sizeof(v));
+	}
+	return h;
+}
+
 /* The report of run r before anything is known of it. */
 static void
 report_start(struct run_report *out, const struct plan_run *r)
@@ -175,6 +238,7 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	int rc;
 
 	report_start(out, r);
+	out->grader = grade_version(a, NULL);
 	buf_printf(&dir, "%s/%s", root, r->dir);
 	buf_printf(&path, "%s/job.json", dir.data);
 	rc = record_job_read(a, path.data, &j, &why);
@@ -201,6 +265,7 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	/* the runner names the workload it checked; else the test's template */
 	wname = j.workload ? j.workload : p->tests[r->test].workload;
 	out->workload = wname;
+	out->grader = grade_version(a, wname);
 	out->nodes = j.nodes ? j.nodes : j.host;
 	out->run_dir = arena_strdup(a, dir.data);
 	if (check && workload_find(wname))

@@ -14,6 +14,7 @@
 
 #include "report.h"
 #include "reports/fleet_json.h"
+#include "gen/base/hostlist.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 
@@ -448,6 +449,10 @@ report_json(const struct run_report *r, bool series)
 	else
 		cJSON_AddNullToObject(o, "duration_s");
 	add_str_or_null(o, "workload", r->workload);
+	/* report.json only: what graded it (summary.json is remade whenever
+	 * any run is) */
+	if (series && r->grader)
+		cJSON_AddStringToObject(o, "grader", r->grader);
 	add_str_or_null(o, "path", r->path);
 	add_str_or_null(o, "nodes", r->nodes);
 	if (r->ran_skipped)
@@ -562,8 +567,9 @@ report_from_json(struct arena *a, const cJSON *o, struct run_report *r, struct b
 	r->end_time = json_get_str(a, o, "end_time");
 	r->duration_s = cJSON_IsNumber(d) && isfinite(d->valuedouble) && d->valuedouble >= 0 ? d->valuedouble : -1;
 	r->workload = json_get_str(a, o, "workload");
+	r->grader = json_get_str(a, o, "grader");
 	r->path = json_get_str(a, o, "path");
-	r->nodes = json_get_str(a, o, "nodes");
+	r->nodes = hostlist_join(a, json_get_str(a, o, "nodes"));
 	r->ran_skipped = cJSON_IsTrue(json_item(o, "ran_skipped"));
 	(void)m;
 	m = json_item(o, "values");

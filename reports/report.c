@@ -19,6 +19,7 @@
 #include "reports/compare.h"
 #include "reports/fleet.h"
 #include "reports/format.h"
+#include "reports/report_stamp.h"
 #include "reports/html/html.h"
 #include "gen/base/beneath.h"
 #include "gen/base/lock.h"
@@ -98,23 +99,6 @@ report_mark_skipped(struct arena *a, const struct plan *p, struct run_report *re
 	}
 }
 
-static bool
-mtime(const char *path, struct timespec *t)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return false;
-	*t = st.st_mtim;
-	return true;
-}
-
-static bool
-older(struct timespec a, struct timespec b)
-{
-	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
-}
-
 /* Is a report of time rep newer than the file at path (a missing one
  * counts when it is not required)? */
 static bool
@@ -122,14 +106,15 @@ newer(struct timespec rep, const char *path, bool required)
 {
 	struct timespec t;
 
-	if (!mtime(path, &t))
+	if (!report_mtime(path, &t))
 		return !required;
-	return !older(rep, t);
+	return !report_older(rep, t);
 }
 
 /* The run's report.json when it is newer than everything it was graded
  * from (job.json, stdout.txt, and kunai.json with its thresholds, whose
- * mtime is plan_t, NULL when unknown); otherwise the run is graded here,
+ * mtime is plan_t, NULL when unknown) and graded by this kunai's grader
+ * of its workload (grade_version); otherwise the run is graded here,
  * and its report.json written. *changed: graded here, or its report.json
  * is not older than the last complete report (stamp_t; NULL: none).
  * series false: a report.json read leaves out the series (csv_add's).
@@ -146,49 +131,29 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 	buf_printf(&rep, "%s/%s/report.json", root, r->dir);
 	exists = stat(rep.data, seen) == 0;
 	before = *seen;
-	fresh = exists && plan_t && !older(seen->st_mtim, *plan_t);
+	fresh = exists && plan_t && !report_older(seen->st_mtim, *plan_t);
 	buf_printf(&path, "%s/%s/job.json", root, r->dir);
 	fresh = fresh && newer(seen->st_mtim, path.data, true);
 	path.len = 0;
 	buf_printf(&path, "%s/%s/stdout.txt", root, r->dir);
 	fresh = fresh && newer(seen->st_mtim, path.data, false);
+	/* and made by this kunai's grading of its workload (a report.json of an
+	 * older grader, or of none recorded, is graded again) */
 	if (!fresh || !json_load_values(a, rep.data, out, &why, series) || strcmp(out->dir, r->dir) != 0 ||
-	    strcmp(out->id, r->id) != 0) {
+	    strcmp(out->id, r->id) != 0 || !out->grader ||
+	    strcmp(out->grader, grade_version(a, out->workload)) != 0) {
 		/* graded again to the same bytes (a run that never ran, a job.json
 		 * touched), report.json is left as it was: nothing changed */
 		ok = grade_write(a, root, p, r, rep.data, out);
 		rewritten = stat(rep.data, seen) != 0 || !exists || seen->st_ino != before.st_ino ||
-		            older(before.st_mtim, seen->st_mtim) || older(seen->st_mtim, before.st_mtim);
+		            report_older(before.st_mtim, seen->st_mtim) || report_older(seen->st_mtim, before.st_mtim);
 	}
-	*changed = rewritten || !stamp_t || !older(seen->st_mtim, *stamp_t);
-	if (older(*latest, seen->st_mtim))
+	*changed = rewritten || !stamp_t || !report_older(seen->st_mtim, *stamp_t);
+	if (report_older(*latest, seen->st_mtim))
 		*latest = seen->st_mtim;
 	buf_free(&rep);
 	buf_free(&path);
 	buf_free(&why);
-	return ok;
-}
-
-/* The time of the last complete report: root/.kunai/report.stamp, when
- * every output it made is still there and none was written since. */
-static bool
-stamp_time(const char *root, struct timespec *t)
-{
-	static const char *const made[] = {"report/summary.json", "report/junit.xml", "report/summary.md",
-	                                   "report/csv/index.html"};
-	struct buf path = {0};
-	struct timespec m;
-	size_t i;
-	bool ok;
-
-	buf_printf(&path, "%s/.kunai/report.stamp", root);
-	ok = mtime(path.data, t);
-	for (i = 0; i < LEN(made) && ok; i++) {
-		path.len = 0;
-		buf_printf(&path, "%s/%s", root, made[i]);
-		ok = mtime(path.data, &m) && !older(*t, m);
-	}
-	buf_free(&path);
 	return ok;
 }
 
@@ -249,6 +214,7 @@ compact(struct arena *a, struct strtab *t, const struct plan_run *pr, const stru
 	out->job_state = intern(a, t, full->job_state);
 	out->job_outcome = intern(a, t, full->job_outcome);
 	out->workload = intern(a, t, full->workload);
+	out->grader = intern(a, t, full->grader);
 	out->path = intern(a, t, full->path);
 	out->nodes = intern(a, t, full->nodes);
 	out->run_dir = NULL;
@@ -417,70 +383,10 @@ write_out(const char *root, const char *name, struct buf *b)
 	return ok;
 }
 
-/* Is every run's report.json still the file read (seen[i]: a writer's
- * rename makes a new inode)? */
-static bool
-unchanged(const char *root, const struct plan *p, const struct stat *seen)
-{
-	struct buf path = {0};
-	struct stat st;
-	size_t i;
-	bool same = true;
-
-	for (i = 0; i < p->n_runs && same; i++) {
-		path.len = 0;
-		buf_printf(&path, "%s/%s/report.json", root, p->runs[i].dir);
-		same = stat(path.data, &st) == 0 ? st.st_ino == seen[i].st_ino && st.st_dev == seen[i].st_dev &&
-		                                      !older(st.st_mtim, seen[i].st_mtim) &&
-		                                      !older(seen[i].st_mtim, st.st_mtim)
-		                                : !seen[i].st_ino;
-	}
-	buf_free(&path);
-	return same;
-}
-
 /* The directories a report writes in (and ninja's log for report.ninja):
  * none may be, or pass, a link. */
 static const char *const report_dirs[] = {"report", "report/csv", "report/runs", "report/plots", ".kunai",
                                           ".kunai/report", NULL};
-
-/* Marks a complete report: root/.kunai/report.stamp's mtime is now, once
- * the clock (coarse on most filesystems) is past latest, the newest
- * report.json it covers, and when no report.json changed meanwhile (a
- * runner shares the lock); else there is no stamp, and the next report
- * makes every output again. Returns false after reporting. */
-static bool
-stamp_write(const char *root, const struct plan *p, const struct stat *seen, struct timespec latest)
-{
-	struct timespec tick = {0, 1000000};
-	struct buf path = {0};
-	struct stat st;
-	int fd = -1, i;
-	bool ok, made, past = false;
-
-	buf_printf(&path, "%s/.kunai", root);
-	if (make_dir(path.data, &made)) {
-		buf_puts(&path, "/report.stamp");
-		fd = open(path.data, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-	}
-	ok = fd >= 0;
-	for (i = 0; ok && !past && i < 100; i++) {
-		ok = futimens(fd, NULL) == 0 && fstat(fd, &st) == 0;
-		past = ok && older(latest, st.st_mtim);
-		if (ok && !past)
-			nanosleep(&tick, NULL);
-	}
-	if (!ok)
-		warn("%s:", path.data);
-	if (fd >= 0 && close(fd) != 0 && ok) {
-		warn("%s:", path.data);
-		ok = false;
-	}
-	if (ok && (!past || !unchanged(root, p, seen)))
-		unlink(path.data);
-	buf_free(&path);
-	return ok;
-}
 
 /* report/summary.json, or (p not NULL) report/junit.xml, written as made. */
 static bool
@@ -514,6 +420,7 @@ cmd_report(int argc, char **argv)
 	const char *root = NULL;
 	struct timespec plan_t, stamp_t, latest = {0, 0};
 	bool check = false, ok, plan_known, quick, html = true, html_only = false;
+	struct stamp_result res = {0};
 	const char **hist = xcalloc((size_t)argc + 1, sizeof(*hist));
 	size_t i, j, n_hist = 0;
 	struct history_result hr = {0};
@@ -559,6 +466,7 @@ cmd_report(int argc, char **argv)
 		b.len = 0;
 		buf_printf(&b, "%s/kunai.json", root);
 		/* the verdict again, from the same results: the same one */
+		s.root = root;
 		if (ok && json_load_plan(&a, b.data, &p))
 			fleet_grade(&a, &p, &s, &fleet);
 		rc = ok && html_write(root, &s) ? 0 : 1;
@@ -574,14 +482,28 @@ cmd_report(int argc, char **argv)
 		goto done;
 	}
 	ok = json_load_plan(&a, b.data, &p);
-	plan_known = ok && mtime(b.data, &plan_t);
+	plan_known = ok && report_mtime(b.data, &plan_t);
 	b.len = 0;
 	if (!ok || !beneath_dirs_ok(root, report_dirs)) {
 		ok = false;
 		goto done;
 	}
+	/* nothing changed since the last complete report (no report.json newer
+	 * than its stamp or older than what it was graded from, kunai.json
+	 * older): its files stand, and its stamp has the lines to print (what
+	 * a run wrote reaches the terminal with no control byte: term_text) */
+	quick = !n_hist && plan_known && report_stamp_read(root, &stamp_t, &res) && report_older(plan_t, stamp_t);
+	if (quick && !html && report_fresh(root, &p, plan_t, stamp_t)) {
+		printf("kunai: %s\nkunai: %s (%s/report)\n", term_text(res.paths), term_text(res.counts), root);
+		if (res.note)
+			printf("kunai: %s\n", term_text(res.note));
+		printf("kunai: %s\n", term_text(res.verdict));
+		rc = check && res.fail ? 1 : 0;
+		goto done;
+	}
 	s.scenario = p.scenario;
 	s.system = p.system;
+	s.root = root;
 	s.n_runs = p.n_runs;
 	s.runs = arena_alloc(&a, (p.n_runs + 1) * sizeof(*s.runs));
 	/* one run at a time: graded or read in a scratch arena, its series
@@ -591,7 +513,6 @@ cmd_report(int argc, char **argv)
 	/* nothing changed since the last complete report (no run graded, no
 	 * report.json or kunai.json newer than its stamp): its files stand, and
 	 * only the lines below are made again */
-	quick = !n_hist && plan_known && stamp_time(root, &stamp_t) && older(plan_t, stamp_t);
 	for (i = 0; i < p.n_runs; i++) {
 		struct run_report full;
 		bool changed;
@@ -622,6 +543,19 @@ cmd_report(int argc, char **argv)
 	s.note = b.len ? arena_strdup(&a, b.data) : NULL;
 	b.len = 0;
 
+	/* what the stamp keeps: the lines below */
+	report_stamp_free(&res);
+	summary_paths(&s, &b);
+	res.paths = xstrdup(b.data);
+	b.len = 0;
+	count_line(&b, &s);
+	res.counts = xstrdup(b.data);
+	b.len = 0;
+	fleet_verdict_line(&fleet, &b);
+	res.verdict = xstrdup(b.data);
+	b.len = 0;
+	res.note = s.note ? xstrdup(s.note) : NULL;
+	res.fail = !summary_all_ok(&s) || fleet.n_drain;
 	if (quick)
 		csv_free(csv);
 	else {
@@ -631,7 +565,7 @@ cmd_report(int argc, char **argv)
 		ok = write_out(root, "summary.md", &b) && ok;
 		ok = csv_finish(csv, root, &s) && ok;
 		/* after every output: a report cut short leaves the old stamp */
-		ok = ok && stamp_write(root, &p, seen, latest);
+		ok = ok && report_stamp_write(root, &p, seen, latest, &res);
 	}
 	if (n_hist) {
 		history_check(&s, hist, n_hist, 0.05, &b, &hr);
@@ -641,13 +575,7 @@ cmd_report(int argc, char **argv)
 		ok = html_write(root, &s) && ok;
 	if (!ok)
 		goto done;
-	/* what a run wrote (a reason, a node's name) reaches the terminal
-	 * with no control byte (term_text) */
-	summary_paths(&s, &b);
-	printf("kunai: %s\n", term_text(b.data));
-	b.len = 0;
-	count_line(&b, &s);
-	printf("kunai: %s (%s/report)\n", term_text(b.data), root);
+	printf("kunai: %s\nkunai: %s (%s/report)\n", term_text(res.paths), term_text(res.counts), root);
 	if (s.note)
 		printf("kunai: %s\n", term_text((char *)s.note));
 	if (n_hist && hr.unreadable)
@@ -659,13 +587,11 @@ cmd_report(int argc, char **argv)
 	else if (n_hist)
 		printf("kunai: %zu value%s outside %s history (%s/report/history.md)\n", hr.flagged,
 		       hr.flagged == 1 ? "" : "s", hr.flagged == 1 ? "its" : "their", root);
-	b.len = 0;
-	fleet_verdict_line(&fleet, &b);
-	printf("kunai: %s\n", term_text(b.data));
+	printf("kunai: %s\n", term_text(res.verdict));
 	/* a history that could not be judged is no pass; a node to drain neither */
-	rc = check && (!summary_all_ok(&s) || fleet.n_drain ||
-	               (n_hist && (hr.flagged || hr.unreadable || !hr.checked))) ? 1 : 0;
+	rc = check && (res.fail || (n_hist && (hr.flagged || hr.unreadable || !hr.checked))) ? 1 : 0;
 done:
+	report_stamp_free(&res);
 	if (lockfd >= 0)
 		close(lockfd);
 	free(seen);

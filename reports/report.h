@@ -123,6 +123,9 @@ struct run_report {
 	const char *job_state, *job_outcome;
 	double duration_s; /* < 0: unknown */
 	const char *workload; /* test_template_name */
+	/* the version of the grading that made it (grade_version); NULL: a
+	 * report.json of a kunai that did not record one */
+	const char *grader;
 	const char *path;     /* "gpu", "cpu" or NULL (no GPU question) */
 	const char *nodes;    /* where it ran, comma-separated; NULL unknown */
 	bool ran_skipped;     /* the program ran and reported SKIPPED */
@@ -144,6 +147,7 @@ struct summary {
 	struct fleet *fleet;  /* the verdict (reports/fleet.h); NULL: none computed */
 	const char *verdict;  /* its line, as summary.json holds it; NULL: none */
 	size_t n_drain;       /* nodes to drain */
+	const char *root;     /* the build dir, where the verdict finds again.json; NULL: none */
 };
 
 /* ---- json_report.c: the JSON side (cJSON) ---------------------------------- */
@@ -178,6 +182,15 @@ bool grade_write(struct arena *a, const char *root, const struct plan *p, const 
  * +hh:mm offsets allowed) into seconds since the epoch. Returns false when s
  * is not one. */
 bool time_parse_iso8601(const char *s, double *epoch);
+/* The version of the grading of a run of workload (NULL: none known, as
+ * for a run that never ran): 16 hex digits in a, a hash of the grading code
+ * every run shares, of the source of the workload's grader and of its
+ * success markers, so that it changes exactly when a new kunai would grade
+ * that workload's runs differently. Never fails. */
+const char *grade_version(struct arena *a, const char *workload);
+/* A hash of every workload's grade_version and of kunai's version: what a
+ * report made by this kunai depends on. Never fails. */
+unsigned long long grade_identity(void);
 /* Returns the plan run whose dir is dir, or NULL. */
 const struct plan_run *plan_find_run(const struct plan *p, const char *dir);
 

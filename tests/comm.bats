@@ -14,9 +14,9 @@
 #  C2. MoEBenchmark's config.yaml: CloudAI writes it when it generates;
 #      kunai's script writes it when the job starts (a here-document), from
 #      the same settings in the same order. Not compared.
-#  C3. $LD_LIBRARY_PATH and $CPATH in a backend's variables: CloudAI's
-#      batch shell expands them (the host's values); kunai leaves them to the
-#      container's shell. Compared as the literal names.
+#  C3. (none now) $LD_LIBRARY_PATH and $CPATH in a backend's variables:
+#      the batch shell expands them in both (the host's values); compared
+#      with values of their own, so an escaped one differs.
 #  N1. NIXL: CloudAI exports SLURM_JOB_MASTER_NODE twice; kunai once.
 #      CloudAI's reference mixes __OUTPUT_DIR__/install and __INSTALL_DIR__
 #      for one install dir; mapped to the latter. Its mapping and metadata
@@ -79,6 +79,22 @@ gen_case() {
 	grep -q -- '--gen file:name=/opt/hpcx/ucc/tools/perf/generator/input_matrices.txt' ucc/0/cloudai_sbatch_script.sh
 	# no matrix is a path with the build dir in it
 	! grep -rq "$t" nccl/0 ucc/0 moe/0
+}
+
+@test "MoEBenchmark: the batch shell expands \$LD_LIBRARY_PATH and \$CPATH of a backend's variables, as CloudAI's" {
+	local t=$BATS_TEST_TMPDIR/b line
+	gen_case moe_chain "$t"
+	line=$(grep '^srun .*benchmark.py' "$t/moe/0/cloudai_sbatch_script.sh")
+	# the words srun gets from the batch shell, the host's values in them
+	(
+		srun() { printf '%s\n' "$@"; }
+		RUN_DIR=$t/moe/0 RUN_DIR_Q=$t/moe/0 INSTALL_DIR=/i LD_LIBRARY_PATH=/host/lib CPATH=/host/include
+		eval "$line"
+	) >"$t/words"
+	grep -q ' LD_LIBRARY_PATH=/opt/nccl-ep-build/lib:/host/lib python ' "$t/words"
+	grep -q ' CPATH=/usr/local/ucx-nixl/include:/usr/local/nixl/include:/usr/local/nixl/include/gpu/ucx:/host/include ' "$t/words"
+	grep -q ' CPLUS_INCLUDE_PATH=[^ ]*:/host/include python ' "$t/words"
+	! grep -q '\$' "$t/words"
 }
 
 @test "use_deepep_matrix: the MoE run leaves its newest nested matrix at the top of its dir" {
@@ -156,12 +172,12 @@ gen_case() {
 }
 
 # ref_words RUN INSTALL LINE: the words of LINE as scripts.bats makes them,
-# with $LD_LIBRARY_PATH and $CPATH kept as names (C3).
+# with the batch host's $LD_LIBRARY_PATH and $CPATH (C3).
 ref_words() {
 	(
 		RUN_DIR=$1 INSTALL_DIR=$2 BUILD_DIR=/build
 		RUN_DIR_Q=$(printf %q "$RUN_DIR")
-		LD_LIBRARY_PATH='$LD_LIBRARY_PATH' CPATH='$CPATH'
+		LD_LIBRARY_PATH=/host/lib CPATH=/host/include
 		NIXL_ETCD_ENDPOINTS='$NIXL_ETCD_ENDPOINTS'
 		unset SLURM_JOB_MASTER_NODE head_node_ip
 		scontrol() { :; }

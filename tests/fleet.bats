@@ -242,3 +242,32 @@ gemm_line() {
 	run -1 gen --set peers.mad_k=-1
 	[[ "$output" == *"--set peers.mad_k:1:1: error: peers.mad_k must be at least 0, not -1"* ]]
 }
+
+@test "Slurm's compressed node lists are node sets: gpu-node-[01-03,07] is 4 nodes in the terminal, summary.json, JUnit, HTML" {
+	N="01 02 03 07"
+	scenario
+	printf '[references]\nmax_busbw = [470, -0.05, inf, "GB/s"]\n' >>"$W/c/tests/nccl.toml"
+	gen
+	campaign 07 289.9 483.1 480.2 485.0
+	# as sacct's NodeList writes them: the single-node runs bracketed too, the 4-node run compressed
+	sed -i 's/"nodes": "gpu-node-02"/"nodes": "gpu-node-[02]"/' "$B/nccl-02/0/job.json"
+	sed -i 's/"nodes": "[^"]*"/"nodes": "gpu-node-[01-03,07]"/' "$B/nccl-x8/0/job.json"
+	run -1 "$KUNAI" report "$B" --check
+	[ "${lines[-1]}" = "kunai: Drain: gpu-node-07 (nccl max_busbw 40% below peers, nccl max_busbw 38% below reference); healthy: 3 nodes" ]
+	S=$B/report/summary.json
+	[ "$(q "$S" drain)" = '["gpu-node-07"]' ]
+	# healthy: worst first (02 is the slowest of them)
+	[ "$(q "$S" healthy)" = '["gpu-node-02","gpu-node-01","gpu-node-03"]' ]
+	[ "$(q "$S" inconclusive)" = '[]' ]
+	[ "$(q "$S" runs.4.nodes)" = "gpu-node-01,gpu-node-02,gpu-node-03,gpu-node-07" ]
+	[[ "$(q "$S" multi_node.0)" == "nccl-x8 iteration 0 (4 nodes) perf-failed: "*"; it included gpu-node-07, which is drained" ]]
+	! grep -q 'gpu-node-\[' "$S"
+	J=$B/report/junit.xml
+	grep -q '<testsuite name="fleet verdict" tests="1" failures="1"' "$J"
+	grep -q '<testcase name="gpu-node-07" classname="fleet verdict"' "$J"
+	! grep -q 'gpu-node-\[\|07\]' "$J"
+	I=$B/report/index.html
+	grep -q '<strong>Drain: gpu-node-07 (nccl max_busbw 40% below peers, nccl max_busbw 38% below reference); healthy: 3 nodes</strong>' "$I"
+	[ "$(grep -c '^<tr><td>gpu-node-0[1237]</td><td class="\(drain\|healthy\)">' "$I")" -eq 4 ]
+	! grep -q 'gpu-node-\[' "$I"
+}

@@ -37,8 +37,8 @@ values() {
 		export KUNAI_LAUNCH_DIR
 		while IFS= read -r l; do
 			eval "$l" || exit 1
-			case $l in export\ *)
-				n=${l#export }
+			case $l in export\ * | '[ '*' ] || export '*)
+				n=${l#*export }
 				n=${n%%=*}
 				printf '%s=[%s]\n' "$n" "${!n}"
 				;;
@@ -88,7 +88,9 @@ values() {
 		# CloudAI writes f'export {key}="{value}"' there, for the same values
 		cl=$(sed -n "/^\[${run//\//\\/}\]\$/,/^\[/p" "$CASE/cloudai.lines" | grep '^export ' |
 			grep -v '^export SLURM_JOB_MASTER_NODE=' | sed 's/^export \([A-Z_]*\)=\(.*\)$/export \1="\2"/')
-		kl=$(grep -E "^export ($(printf '%s\n' "$cl" | sed -n 's/^export \([A-Z_]*\)=.*/\1/p' | paste -sd'|'))=" \
+		# (a value that runs a command is guarded: computed here unless
+		# the job script's batch shell has computed it)
+		kl=$(grep -E "^(\[ [^]]* \] \|\| )?export ($(printf '%s\n' "$cl" | sed -n 's/^export \([A-Z_]*\)=.*/\1/p' | paste -sd'|'))=" \
 			"$T/out/$run/env_vars.sh")
 		# both in the same place: a container's working dir
 		mkdir -p "$T/container"
@@ -120,4 +122,96 @@ values() {
 	run --separate-stderr bash -c 'cd "$1" && "$2" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$3"' _ "$T/launch" "$KUNAI" "$T/out"
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"scenario.toml:21:3: warning: container mount source '\$PWD/conf/common/test_scenario/ucc_generator_file.txt' does not exist in the launch dir"* ]]
+}
+
+# job_in_containers RUN_DIR: runs RUN_DIR's job script as Slurm would on
+# the test cluster: its batch shell has scontrol (the stand-in of setup),
+# each srun step runs as in a container, where scontrol is not (a stand-in
+# that fails as a missing command does) and mount targets are their
+# sources. Only the main step (--output=.../node-%n-stdout.txt) runs; its
+# output goes to RUN_DIR/node-0-stdout.txt.
+job_in_containers() {
+	local f n
+	mkdir -p "$T/container-bin" "$T/batch-bin"
+	printf '#!/bin/sh\necho "scontrol: command not found" >&2\nexit 127\n' >"$T/container-bin/scontrol"
+	cat >"$T/batch-bin/srun" <<-'S'
+	#!/bin/bash
+	mounts= out=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--container-mounts=*) mounts=${1#*=} ;;
+		--output=*) out=${1#*=} ;;
+		-*) ;;
+		*) break ;;
+		esac
+		shift
+	done
+	[[ $out == */node-%n-stdout.txt ]] || exit 0
+	words=()
+	for w; do
+		IFS=, read -ra ms <<<"$mounts"
+		for m in "${ms[@]}"; do
+			[[ $m == *:* ]] && w=${w//"${m#*:}"/"${m%%:*}"}
+		done
+		words+=("$w")
+	done
+	PATH=$CONTAINER_PATH "${words[@]}" >"${out//%n/0}"
+	S
+	for f in curl squeue scancel sleep; do printf '#!/bin/sh\nexit 0\n' >"$T/batch-bin/$f"; done
+	# scontrol show hostname A,B,...: one host per line
+	printf '#!/bin/sh\n[ "$1 $2" = "show hostname" ] && echo "$3" | tr , "\\n"\n' >"$T/batch-bin/scontrol"
+	chmod +x "$T"/container-bin/* "$T"/batch-bin/*
+	(
+		cd "$1" || exit 1
+		# the job's nodes: its -N, or its --nodelist
+		n=$(sed -n 's/^#SBATCH -N //p' cloudai_sbatch_script.sh)
+		SLURM_JOB_NODELIST=$(sed -n 's/^#SBATCH --nodelist=//p' cloudai_sbatch_script.sh)
+		[ -n "$SLURM_JOB_NODELIST" ] || SLURM_JOB_NODELIST=$(seq -f gpu-%02g -s , "$n")
+		export SLURM_SUBMIT_DIR=$1 SLURM_JOB_NODELIST SLURM_JOB_ID=1
+		export CONTAINER_PATH=$T/container-bin:$PATH PATH=$T/batch-bin:$PATH
+		# its own exit status is the success check's (no markers here)
+		bash cloudai_sbatch_script.sh >/dev/null 2>&1 || true
+	)
+}
+
+# ai_dynamo.sh's stand-in in INSTALL_DIR: prints the node list it gets.
+dynamo_standin() {
+	mkdir -p "$1"
+	printf '#!/bin/bash\nprintf "DYNAMO_NODELIST=[%%s]\\n" "$DYNAMO_NODELIST"\n' >"$1/ai_dynamo.sh"
+}
+
+@test "live values: AI Dynamo's worker gets the node list its batch shell computed, not one from the container" {
+	cp -R "$CASE" "$T/launch"
+	(cd "$T/launch" && "$KUNAI" gen --system-config system.toml --tests-dir tests \
+		--test-scenario scenario.toml -o "$T/out") >/dev/null
+	dynamo_standin "$T/out/install"
+	job_in_containers "$T/out/dynamo/0"
+	# what CloudAI's worker sees: the batch shell's export
+	diff -u - "$T/out/dynamo/0/node-0-stdout.txt" <<<'DYNAMO_NODELIST=[gpu-01,gpu-02,]'
+	# env_vars.sh still computes it where no job script did (a hook, by hand)
+	grep -qx "\[ \"\${KUNAI_ENV_RUN-}\" = dynamo/0 \] || export DYNAMO_NODELIST=\"\$(scontrol show hostname \$SLURM_JOB_NODELIST | tr -s '\\\\n' ',')\"" \
+		"$T/out/dynamo/0/env_vars.sh"
+	grep -qx 'export KUNAI_ENV_RUN=dynamo/0' "$T/out/dynamo/0/cloudai_sbatch_script.sh"
+}
+
+@test "live values: CloudAI's AI Dynamo scripts on Slurm give each worker the full node list (CLOUDAI_CONF)" {
+	[ -d "${CLOUDAI_CONF:-}/experimental/ai_dynamo" ] ||
+		skip "CLOUDAI_CONF (a copy of CloudAI's conf/) is not set"
+	local s n=0 f
+	for s in "$CLOUDAI_CONF"/experimental/ai_dynamo/test_scenario/*.toml; do
+		[[ $s != *k8s* ]] || continue
+		rm -rf "$T/out"
+		"$KUNAI" gen --system-config "$CLOUDAI_CONF/common/system/example_slurm_cluster.toml" \
+			--tests-dir "$CLOUDAI_CONF/experimental/ai_dynamo/test" --test-scenario "$s" -o "$T/out" 2>/dev/null
+		for f in "$T"/out/*/*/cloudai_sbatch_script.sh; do
+			dynamo_standin "$T/out/install_dir"
+			job_in_containers "$(dirname "$f")"
+			# every node of its allocation, as CloudAI's batch shell lists them
+			diff -u - "$(dirname "$f")/node-0-stdout.txt" <<<"DYNAMO_NODELIST=[$(seq -f gpu-%02g -s , \
+				"$(sed -n 's/^#SBATCH -N //p' "$f")"),]"
+			n=$((n + 1))
+		done
+	done
+	echo "$n scripts"
+	[ "$n" -eq 8 ]
 }

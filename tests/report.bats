@@ -300,6 +300,124 @@ xpath() { xmllint --xpath "$2" "$1"; }
 	[ "$(q "$B/report/summary.json" runs.0.outcome)" = not-run ]
 }
 
+# old_grader FILE: FILE (a report.json) as a kunai whose grader of its
+# workload differed would have left it: another version, and a reason that
+# the current grader never writes, its mtime kept (still fresh by time)
+old_grader() {
+	sed -e 's/"grader":[^,]*,/"grader":\t"0123456789abcdef",/' \
+		-e 's/"reason":[^,]*,/"reason":\t"graded by an older kunai",/' "$1" >"$1.new"
+	touch -r "$1" "$1.new"
+	mv "$1.new" "$1"
+}
+
+@test "report: each report.json records its grader's version; a changed grader regrades exactly its workload's runs" {
+	gen
+	fabricate
+	"$KUNAI" report "$B" >/dev/null
+	v_nccl=$(q "$B/nccl/0/report.json" grader)
+	v_sleep=$(q "$B/ok/0/report.json" grader)
+	[[ "$v_nccl" =~ ^[0-9a-f]{16}$ ]]
+	[[ "$v_sleep" =~ ^[0-9a-f]{16}$ ]]
+	[ "$v_nccl" != "$v_sleep" ]
+	# by workload, not by run or date
+	[ "$(q "$B/bad/0/report.json" grader)" = "$v_sleep" ]
+	[ "$(q "$B/bad/1/report.json" grader)" != "$v_nccl" ]
+	# summary.json's runs stay as they were
+	! grep -q '"grader"' "$B/report/summary.json"
+	# as a new kunai whose NcclTest grader changed finds them: the NcclTest
+	# run's report.json by an older grader; and the Sleep runs' reports, but
+	# these of the current Sleep grader (the mark shows whether it was redone)
+	for d in nccl/0 ok/0 bad/0; do old_grader "$B/$d/report.json"; done
+	sed -i 's/"grader":[^,]*,/"grader":\t"'"$v_sleep"'",/' "$B/ok/0/report.json" "$B/bad/0/report.json"
+	touch -d '1 hour ago' "$B/ok/0/job.json" "$B/bad/0/job.json"
+	"$KUNAI" report "$B" >/dev/null
+	[ "$(q "$B/nccl/0/report.json" grader)" = "$v_nccl" ]
+	[ "$(q "$B/nccl/0/report.json" reason)" = null ]
+	[ "$(q "$B/ok/0/report.json" reason)" = "graded by an older kunai" ]
+	[ "$(q "$B/bad/0/report.json" reason)" = "graded by an older kunai" ]
+	# a report.json of a kunai that recorded no grader is graded again
+	sed -i '/"grader":/d' "$B/ok/0/report.json"
+	"$KUNAI" report "$B" >/dev/null
+	[ "$(q "$B/ok/0/report.json" grader)" = "$v_sleep" ]
+	[ "$(q "$B/ok/0/report.json" reason)" = null ]
+	[ "$(q "$B/bad/0/report.json" reason)" = "graded by an older kunai" ]
+}
+
+@test "report: the stamp of a complete report names the grading that made it; another kunai's is not trusted" {
+	gen
+	fabricate
+	"$KUNAI" report "$B" >/dev/null
+	grep -Eqx 'kunai report: grading [0-9a-f]{16}' "$B/.kunai/report.stamp"
+	cp -p "$B/.kunai/report.stamp" "$W/stamp"
+	# nothing changed: the complete report stands, its stamp untouched
+	"$KUNAI" report "$B" >/dev/null
+	[ -z "$(find "$B/.kunai/report.stamp" -newer "$W/stamp")" ]
+	# the stamp of a kunai that grades otherwise, as old: every output made
+	# again, and the stamp says this kunai's grading
+	printf 'kunai report: grading 0123456789abcdef\n' >"$B/.kunai/report.stamp"
+	touch -r "$W/stamp" "$B/.kunai/report.stamp"
+	"$KUNAI" report "$B" >/dev/null
+	cmp "$W/stamp" "$B/.kunai/report.stamp"
+}
+
+@test "report: nothing changed: the answer comes from the stamp, no report.json read; any change is seen" {
+	command -v strace >/dev/null || skip "no strace (apt-get install strace)"
+	gen
+	fabricate
+	run -1 "$KUNAI" report --no-html --check "$B"
+	full=$output
+	# the same lines and exit status, from a stat of each run's files
+	run -1 strace -f -e trace=open,openat -o "$W/trace" "$KUNAI" report --no-html --check "$B"
+	[ "$output" = "$full" ]
+	! grep -q 'report\.json' "$W/trace"
+	grep -q 'report\.stamp' "$W/trace"
+	# as seen from elsewhere: the lines name the build dir as given
+	run -1 sh -c 'cd "$1/.." && "$2" report --no-html --check "./${1##*/}"' sh "$B" "$KUNAI"
+	[[ "$output" == *"(./out/report)"* ]]
+	# a newer stdout.txt (written in place): graded again
+	sleep 0.01
+	nccl_output | grep -v 'Out of bounds' >"$B/nccl/0/stdout.txt"
+	"$KUNAI" report --no-html "$B" >/dev/null
+	[ "$(q "$B/nccl/0/report.json" outcome)" = failed ]
+	"$KUNAI" report --no-html "$B" >/dev/null
+	# a job.json removed: that run never ran
+	rm "$B/ok/0/job.json"
+	run "$KUNAI" report --no-html "$B"
+	[[ "$output" == *"2 not-run"* ]]
+	[ "$(q "$B/ok/0/report.json" outcome)" = not-run ]
+	# a run that had never run now has: graded
+	job never/0 passed 0
+	"$KUNAI" report --no-html "$B" >/dev/null
+	[ "$(q "$B/never/0/report.json" outcome)" = passed ]
+	# every run passes: --check says so from the stamp too
+	for d in ok/0 bad/0 bad/1 slow/0 infra/0 cancel/0 after/0; do job "$d" passed 0; done
+	rm -f "$B/nccl/0/stdout.txt" && job nccl/0 passed 0
+	nccl_output >"$B/nccl/0/stdout.txt"
+	run -0 "$KUNAI" report --no-html --check "$B"
+	run -0 strace -f -e trace=open,openat -o "$W/trace" "$KUNAI" report --no-html --check "$B"
+	! grep -q 'report\.json' "$W/trace"
+}
+
+@test "grader versions come from the source: a change to one grader's file changes its CRC alone" {
+	src=$BATS_TEST_DIRNAME/..
+	mkdir -p "$W/src/reports/grade" "$W/src/gen/base"
+	cp "$src/reports/grade.c" "$src/reports/grade_nccl.c" "$W/src/reports/"
+	cp "$src"/reports/grade/*.c "$src/reports/grade/grade.h" "$src/reports/grade/sources.sh" "$W/src/reports/grade/"
+	cp "$src/gen/base/record.c" "$W/src/gen/base/"
+	(cd "$W/src" && sh reports/grade/sources.sh) >"$W/before"
+	[ ! -f "$src/reports/grade/sources.h" ] || cmp "$W/before" "$src/reports/grade/sources.h"
+	[ "$(grep -c '^#define GRADE_SRC_[A-Z_]* 0x[0-9a-f]\{8\}u$' "$W/before")" -eq 12 ]
+	printf '/* a changed grader */\n' >>"$W/src/reports/grade/nccl.c"
+	(cd "$W/src" && sh reports/grade/sources.sh) >"$W/after"
+	diff "$W/before" "$W/after" | grep '^[<>]' >"$W/diff" || true
+	[ "$(grep -c '^< #define GRADE_SRC_NCCL ' "$W/diff")" -eq 1 ]
+	[ "$(grep -c '^> #define GRADE_SRC_NCCL ' "$W/diff")" -eq 1 ]
+	[ "$(wc -l <"$W/diff")" -eq 2 ]
+	# the code every grader shares: every version changes with it
+	printf '/* shared */\n' >>"$W/src/reports/grade/refs.c"
+	(cd "$W/src" && sh reports/grade/sources.sh) | diff "$W/after" - | grep -c '^> #define GRADE_SRC_COMMON '
+}
+
 @test "report: deterministic bytes, no temporary files, clear errors" {
 	gen
 	fabricate

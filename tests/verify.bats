@@ -30,7 +30,7 @@ mktest() {
 	[[ "$output" == *"OK   conf/test/nccl_test.toml (test)"* ]]
 	[[ "$output" == *"OK   conf/hook/nccl_test.toml (hook scenario)"* ]]
 	[[ "$output" == *"OK   conf/test_scenario/nccl_test.toml (scenario)"* ]]
-	[[ "$output" == *"OK   conf/system/example_runai_cluster.toml (system; kunai does not run runai)"* ]]
+	[[ "$output" == *"OK   conf/system/example_runai_cluster.toml (system)"* ]]
 	[ "${lines[-1]}" = "16 files: 16 ok, 0 failed" ]
 }
 
@@ -319,11 +319,11 @@ docker_image_url = "u"'
 	[ "${lines[2]}" = "2 files: 2 ok, 0 failed" ]
 }
 
-@test "lsf and runai systems are checked, and marked as not run by kunai" {
+@test "lsf and runai systems are checked like the others" {
 	printf 'name = "l"\nscheduler = "lsf"\ninstall_path = "a"\noutput_path = "b"\ndefault_queue = "q"\n' >"$T/l.toml"
 	run --separate-stderr "$KUNAI" verify-configs "$T/l.toml"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "OK   $T/l.toml (system; kunai does not run lsf)" ]
+	[ "${lines[0]}" = "OK   $T/l.toml (system)" ]
 	printf 'app_idd = "x"\n' >>"$T/l.toml"
 	run --separate-stderr "$KUNAI" verify-configs "$T/l.toml"
 	[ "$status" -eq 1 ]
@@ -360,11 +360,15 @@ gen() {
 	[[ "$stderr" == *"ucc_test.toml:21:13: error: workload UCCTest (test 'ucc_base_test') cannot run on a standalone system"* ]]
 }
 
-@test "gen: lsf and runai systems are refused with a located error" {
+@test "gen: CloudAI's example RunAI system writes one request per run, and no secret" {
 	need_cloudai
 	gen "$CONF/system/example_runai_cluster.toml" "$CONF/test_scenario/sleep.toml"
-	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"example_runai_cluster.toml:18:13: error: scheduler 'runai' is not supported by kunai"* ]]
+	[ "$status" -eq 0 ]
+	local n s
+	n=$(find "$T/out" -name runai.json | wc -l)
+	s=$(find "$T/out" -name run.sh | wc -l)
+	[ "$n" -ge 1 ] && [ "$n" -eq "$s" ]
+	! grep -r your_app_secret "$T/out"
 }
 
 @test "gen: --set values are validated like the files" {

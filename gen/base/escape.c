@@ -86,6 +86,24 @@ sh_dquote_body(struct buf *b, const char *s)
 	escape_spans(b, s, "$`\"\\", '\\');
 }
 
+void
+sh_dquote_batch(struct buf *b, const char *s)
+{
+	size_t n;
+
+	for (;;) {
+		n = strcspn(s, "$`\"\\" SH_BATCH_REF);
+		buf_push(b, s, n);
+		s += n;
+		if (!*s)
+			return;
+		if (*s != SH_BATCH_REF[0])
+			buf_putc(b, '\\');
+		buf_putc(b, *s == SH_BATCH_REF[0] ? '$' : *s);
+		s++;
+	}
+}
+
 /* The length of the parameter reference at s ($NAME, ${NAME}, or ${NAME}
  * with :- - :+ + and a plain word), 0 when s starts none; *nlen is the
  * name's length, which starts at s + 1 or s + 2. */
@@ -418,6 +436,18 @@ bool
 sh_is_live(const char *s)
 {
 	return strpbrk(s, "$`") != NULL;
+}
+
+bool
+sh_live_computes(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' && (s[1] == '$' || s[1] == '`'))
+			s++;
+		else if (*s == '`' || (*s == '$' && s[1] == '('))
+			return true;
+	}
+	return false;
 }
 
 /* Appends [p, e), shell code of a substitution, with each $PWD and

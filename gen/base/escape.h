@@ -19,6 +19,14 @@ void sh_quote_cont(struct buf *b, const char *s);
  * \ before each of $ ` " \ (the only bytes special there in a script). */
 void sh_dquote_body(struct buf *b, const char *s);
 
+/* In a workload's command, SH_BATCH_REF before a name is a $ that the
+ * job script's batch shell expands when the command is the body of its
+ * bash -c "..." (sh_dquote_batch), as in CloudAI's lines: the host's
+ * value, not the container's. Only workloads write it. */
+#define SH_BATCH_REF "\001"
+/* As sh_dquote_body, but each SH_BATCH_REF becomes a bare $. */
+void sh_dquote_batch(struct buf *b, const char *s);
+
 /* Returns whether s holds a parameter reference: $NAME, ${NAME}, or
  * ${NAME:-word} (also -, :+, +) where word has no $ ` " \\ ' } or newline. */
 bool sh_has_params(const char *s);
@@ -42,6 +50,10 @@ void sh_dquote_params(struct buf *b, const char *s, const char *pwd);
 
 /* Returns whether s holds a $ or a backquote (else sh_quote says the same). */
 bool sh_is_live(const char *s);
+
+/* Returns whether s, as a live value, runs a command when it is expanded:
+ * a $(...), $((...)) or backquote not escaped by a backslash. */
+bool sh_live_computes(const char *s);
 
 /* Appends s as the body of a "..." word by the rule above. Each $PWD and
  * ${PWD} (also inside substitutions) becomes ${var:-fallback}, each

@@ -1,6 +1,10 @@
-/* hostlist.c: Slurm's hostlist syntax ("node-[001-003,7]", "a,b"), which
- * the model (a system's and a test's node lists) and the runner (the nodes
- * of a group, chosen at submission) both expand. */
+/* hostlist.c: Slurm's hostlist syntax ("node-[001-003,7]", "a,b",
+ * "n[1-2]-ib", "a[1-2]b[3-4]"), the one expander of every node list kunai
+ * reads or writes (DESIGN 16): the model's (a system's and a test's node
+ * lists), the runner's (a group's nodes, sacct's NodeList) and the
+ * reports' (job.json, summary.json). Two rules for a range's zero
+ * padding: CloudAI's for the TOML (the width of the range's end) and
+ * Slurm's for what Slurm wrote (the width of its start). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +45,7 @@ host_char(int c)
 /* Expands prefix + part (a hostlist element with any number of bracket
  * groups, none nested) into l. */
 static bool
-expand_part(struct buf *prefix, const char *s, const char *end, struct names *l)
+expand_part(struct buf *prefix, const char *s, const char *end, bool slurm, struct names *l)
 {
 	const char *open, *close, *item, *e, *q;
 	size_t keep = prefix->len;
@@ -76,7 +80,7 @@ expand_part(struct buf *prefix, const char *s, const char *end, struct names *l)
 		if (q == e) {
 			/* a single number keeps its digits as written */
 			buf_push(prefix, item, (size_t)(e - item));
-			ok = expand_part(prefix, close + 1, end, l);
+			ok = expand_part(prefix, close + 1, end, slurm, l);
 			prefix->len = keep + (size_t)(open - s);
 			continue;
 		}
@@ -85,16 +89,17 @@ expand_part(struct buf *prefix, const char *s, const char *end, struct names *l)
 			break;
 		}
 		q++;
-		width = (int)(e - q);
+		/* Slurm pads to the width of the range's start ("n[8-10]" is
+		 * n8..n10), CloudAI to that of its end (n08..n10) */
+		width = slurm ? (int)(q - 1 - item) : (int)(e - q);
 		if ((hi = util_digits(&q)) < 0 || q != e || hi < lo || hi - lo >= HOSTLIST_MAX) {
 			ok = false;
 			break;
 		}
-		/* CloudAI pads to the width of the range's end */
 		for (i = lo; ok && i <= hi; i++) {
 			snprintf(num, sizeof(num), "%0*ld", width, i);
 			buf_puts(prefix, num);
-			ok = expand_part(prefix, close + 1, end, l);
+			ok = expand_part(prefix, close + 1, end, slurm, l);
 			prefix->len = keep + (size_t)(open - s);
 		}
 	}
@@ -102,15 +107,15 @@ expand_part(struct buf *prefix, const char *s, const char *end, struct names *l)
 	return ok;
 }
 
-bool
-hostlist_expand(struct arena *a, const char *spec, const char ***items, size_t *len)
+/* Expands spec into l (malloc'd names); false, with l partly filled, on
+ * malformed input. */
+static bool
+expand(const char *spec, bool slurm, struct names *l)
 {
-	struct names l = {0};
 	struct buf prefix = {0};
 	const char *p, *part;
 	int depth = 0;
 	bool ok = true;
-	size_t i;
 
 	if (!spec || !*spec)
 		return false;
@@ -130,21 +135,114 @@ hostlist_expand(struct arena *a, const char *spec, const char ***items, size_t *
 			depth--;
 		if (*p && (*p != ',' || depth))
 			continue;
-		ok = p > part && expand_part(&prefix, part, p, &l);
+		ok = p > part && expand_part(&prefix, part, p, slurm, l);
 		if (!*p)
 			break;
 		part = p + 1;
 	}
+	buf_free(&prefix);
+	return ok;
+}
+
+static void
+names_free(struct names *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->len; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+bool
+hostlist_expand(struct arena *a, const char *spec, const char ***items, size_t *len)
+{
+	struct names l = {0};
+	bool ok = expand(spec, false, &l);
+	size_t i;
+
 	if (ok && l.len) {
 		*items = arena_grow(a, (void *)*items, *len, *len + l.len, sizeof(**items));
 		for (i = 0; i < l.len; i++)
 			(*items)[*len + i] = arena_strdup(a, l.v[i]);
 		*len += l.len;
 	}
-	for (i = 0; i < l.len; i++)
-		free(l.v[i]);
-	free(l.v);
-	buf_free(&prefix);
+	names_free(&l);
 	return ok;
+}
+
+static int
+cmp_name(const void *x, const void *y)
+{
+	return strcmp(**(char **const *)x, **(char **const *)y);
+}
+
+/* Drops the names l repeats, keeping each one's first place; the number left. */
+static size_t
+names_uniq(struct names *l)
+{
+	char ***by = xmalloc((l->len + 1) * sizeof(*by));
+	size_t i, k;
+
+	for (i = 0; i < l->len; i++)
+		by[i] = &l->v[i];
+	qsort(by, l->len, sizeof(*by), cmp_name);
+	/* of equal names, the one qsort put first may be any: free all but the earliest */
+	for (i = 1; i < l->len; i++)
+		if (!strcmp(*by[i], *by[i - 1])) {
+			char **keep = by[i] < by[i - 1] ? by[i] : by[i - 1], **drop = keep == by[i] ? by[i - 1] : by[i];
+			free(*drop);
+			*drop = NULL;
+			by[i] = keep;
+		}
+	free(by);
+	for (i = k = 0; i < l->len; i++)
+		if (l->v[i])
+			l->v[k++] = l->v[i];
+	l->len = k;
+	return k;
+}
+
+const char *
+hostlist_join(struct arena *a, const char *spec)
+{
+	struct names l = {0};
+	struct buf b = {0};
+	const char *r;
+	size_t i;
+
+	if (!spec || !*spec)
+		return NULL;
+	if (!strpbrk(spec, "[,")) /* one name: nothing to expand */
+		return spec;
+	if (!expand(spec, true, &l)) {
+		names_free(&l);
+		return spec;
+	}
+	names_uniq(&l);
+	for (i = 0; i < l.len; i++) {
+		if (i)
+			buf_putc(&b, ',');
+		buf_puts(&b, l.v[i]);
+	}
+	r = arena_strdup(a, buf_str(&b));
+	buf_free(&b);
+	names_free(&l);
+	return r;
+}
+
+size_t
+hostlist_count(const char *spec)
+{
+	struct names l = {0};
+	size_t n;
+
+	if (!spec || !*spec)
+		return 0;
+	if (!strpbrk(spec, "[,"))
+		return 1;
+	n = expand(spec, true, &l) ? names_uniq(&l) : 1;
+	names_free(&l);
+	return n;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "hostlist.h"
 #include "json.h"
 #include "record.h"
 #include "util.h"
@@ -113,7 +114,8 @@ record_job_read(struct arena *a, const char *path, struct job_record *j, struct 
 	j->submit_time = json_get_str(a, o, "submit_time");
 	j->start_time = json_get_str(a, o, "start_time");
 	j->end_time = json_get_str(a, o, "end_time");
-	j->nodes = json_get_list(a, o, "nodes");
+	/* an older kunai wrote Slurm's compressed list ("n[1,4]") */
+	j->nodes = hostlist_join(a, json_get_list(a, o, "nodes"));
 	j->host = json_get_str(a, o, "host");
 	j->command = json_get_str(a, o, "command");
 	j->script_hash = json_get_str(a, o, "script_hash");

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "again.h"
 #include "cmds.h"
 #include "progress.h"
 #include "gen/write/gen.h"
@@ -257,11 +258,14 @@ cmd_run(int argc, char **argv)
 	static const char *const report_args[] = {"report"};
 	static const char *const clean_args[] = {"-t", "clean", "run"};
 	static const char *const cleanup_args[] = {"cleanup"};
+	const char *again_args[] = {"-f", "again.ninja", "-k", "0", "-j", "0", NULL};
+	char again_target[32];
+	struct again_round round;
 	struct sigaction sa;
 	struct buf dir = {0}, path = {0};
 	struct arena a = {0};
 	struct summary s;
-	struct plan plan;
+	struct plan plan = {0};
 	struct progress pr;
 	char pid[32], **gargv = xcalloc((size_t)argc + 1, sizeof(*gargv));
 	const char **dirs = NULL, *date = NULL;
@@ -333,6 +337,25 @@ cmd_run(int argc, char **argv)
 		goto done;
 	}
 	st = ninja(dir.data, report_args, LEN(report_args), NULL);
+	/* runs their peers flagged, measured again beside a peer before they
+	 * can drain a node; then the report again, with what they gave */
+	if (st == 0 && plan.n_runs && again_prepare(&a, dir.data, &plan, &round) > 0) {
+		printf("kunai: measuring %zu flagged run%s again, each beside a peer\n", round.n, round.n == 1 ? "" : "s");
+		fflush(stdout);
+		/* a pair at a time: the two of a pair side by side */
+		for (k = 0; k < round.n && !stop_signal; k++) {
+			snprintf(again_target, sizeof(again_target), "again-%zu", k + 1);
+			again_args[LEN(again_args) - 1] = again_target;
+			ninja(dir.data, again_args, LEN(again_args), NULL);
+		}
+		if (stop_signal) {
+			fprintf(stderr, "kunai: run: interrupted; `ninja -C %s report` reports what finished\n", dir.data);
+			rc = 128 + stop_signal;
+			goto done;
+		}
+		again_record(&a, dir.data, &plan, &round);
+		st = ninja(dir.data, report_args, LEN(report_args), NULL);
+	}
 	if (st != 0) {
 		if (st > 0)
 			warn("run: `ninja -C %s report` failed (status %d)", dir.data, st);

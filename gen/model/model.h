@@ -16,6 +16,8 @@ enum sched {
 	SCHED_STANDALONE,
 	SCHED_SLURM,
 	SCHED_KUBERNETES,
+	SCHED_LSF,
+	SCHED_RUNAI,
 };
 
 /* One flattened key (nested tables joined with '.') and its TOML value:
@@ -84,6 +86,16 @@ struct system {
 		long seconds;                                /* -1: not given */
 	} *tolerations; /* [[tolerations]] */
 	size_t n_tolerations;
+
+	/* lsf: queues in partitions (groups as Slurm's), account as Slurm's */
+	const char *project_name, *default_queue, *lsf_app, *os_version;
+
+	/* runai (gpus_per_node, workloads_image as kubernetes') */
+	const char *base_url, *user_email, *app_id, *project_id, *cluster_id;
+	/* app_secret = "$NAME" or "${NAME}": the variable kunai job reads it
+	 * from; NULL: the secret is written in the system file itself, which
+	 * kunai job reads again (it never reaches a generated file) */
+	const char *app_secret_env;
 };
 
 struct nsys {

@@ -222,7 +222,7 @@ bool m_resolve_presets(struct mctx *c, const struct mfile *f, const char *const 
                        const struct override *sets, size_t n_sets, struct campaign *cp);
 
 /* model_system.c: system TOML (root of f) -> system; NULL after reporting.
- * runnable false (verify-configs) also accepts lsf and runai systems. */
+ * runnable false: verify-configs (no data_repository warning). */
 struct system *m_load_system(struct mctx *c, const char *path, const struct toml_value *root,
                              bool runnable);
 

@@ -377,7 +377,7 @@ load_case_def(struct mctx *c, const char *path, const struct toml_value *t,
 static void
 check_scheduler(struct mctx *c, const struct test_case *tc, const struct toml_value *t)
 {
-	static const char *const sched_names[] = {"standalone", "slurm", "kubernetes"};
+	static const char *const sched_names[] = {"standalone", "slurm", "kubernetes", "lsf", "runai"};
 	const struct toml_keyval *kv;
 
 	if (!c->sys || !tc->def || !tc->def->wl)

@@ -41,15 +41,15 @@ static const char *const kubernetes_keys[] = {
 	"node_selector", "tolerations", "workloads_image", NULL,
 };
 
-/* Checked for verify-configs only: kunai cannot run them. */
 static const char *const lsf_keys[] = {
 	BASE_KEYS, "queues", "account", "project_name", "default_queue", "app", "os_version",
 	NULL,
 };
 
+/* gpus_per_node, workloads_image: kunai's (CloudAI asks for 8 GPUs) */
 static const char *const runai_keys[] = {
 	BASE_KEYS, "base_url", "user_email", "app_id", "app_secret", "project_id",
-	"cluster_id", "nodes", NULL,
+	"cluster_id", "nodes", "gpus_per_node", "workloads_image", NULL,
 };
 
 static const char *const schedulers[] = {
@@ -107,17 +107,24 @@ check_nodes(struct mctx *c, const struct strlist *l)
  * newline would end the line, and a blank (unless blanks_ok) would split
  * the option. */
 static void
-check_directive(struct mctx *c, const char *key, const char *s, size_t n, struct toml_pos pos,
-                bool blanks_ok)
+directive_line(struct mctx *c, const char *key, const char *s, size_t n, struct toml_pos pos, bool blanks_ok,
+               const char *line)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (s[i] == '\n' || s[i] == '\r' || (!blanks_ok && (s[i] == ' ' || s[i] == '\t'))) {
-			merr(c, pos, "%s must not contain %s (it goes on an #SBATCH line)", key,
-			     blanks_ok ? "line breaks" : "blanks or line breaks");
+			merr(c, pos, "%s must not contain %s (it goes on an %s line)", key,
+			     blanks_ok ? "line breaks" : "blanks or line breaks", line);
 			return;
 		}
+}
+
+static void
+check_directive(struct mctx *c, const char *key, const char *s, size_t n, struct toml_pos pos,
+                bool blanks_ok)
+{
+	directive_line(c, key, s, n, pos, blanks_ok, "#SBATCH");
 }
 
 static const char *const group_keys[] = {"name", "nodes", NULL};
@@ -197,9 +204,10 @@ load_partition(struct mctx *c, struct system *s, const struct toml_value *t,
 	p = &s->partitions[s->n_partitions++];
 	p->name = name;
 	p->pos = kv ? kv->pos : t->pos;
-	if (s->scheduler == SCHED_SLURM)
-		check_directive(c, "a partition name", name, strlen(name),
-		                m_kv(t, "name") ? m_kv(t, "name")->value->pos : kv->pos, false);
+	if (s->scheduler == SCHED_SLURM || s->scheduler == SCHED_LSF)
+		directive_line(c, s->scheduler == SCHED_LSF ? "a queue name" : "a partition name", name, strlen(name),
+		               m_kv(t, "name") ? m_kv(t, "name")->value->pos : kv->pos, false,
+		               s->scheduler == SCHED_LSF ? "#BSUB" : "#SBATCH");
 	if (m_strlist(c, t, "nodes", &p->nodes))
 		check_nodes(c, &p->nodes);
 	if (!m_kv(t, "groups"))
@@ -427,38 +435,112 @@ load_kubernetes(struct mctx *c, struct system *s, const struct toml_value *root)
 		load_tolerations(c, s, kv->value);
 }
 
-/* Only what verify-configs can check of systems kunai does not run. */
+/* LSF (CloudAI's LSFSystem): queues as Slurm's partitions; the rest go
+ * on #BSUB lines, where bsub reads them itself. */
 static void
-load_other(struct mctx *c, const struct toml_value *root, bool lsf)
+load_lsf(struct mctx *c, struct system *s, const struct toml_value *root)
 {
-	static const char *const runai_req[] = {
-		"base_url", "user_email", "app_id", "app_secret", "project_id", "cluster_id",
-	};
-	static const char *const lsf_str[] = {
-		"account", "project_name", "default_queue", "app", "os_version",
-	};
+	static const char *const keys[] = {"account", "project_name", "default_queue", "app", "os_version"};
+	const char **dst[] = {&s->account, &s->project_name, &s->default_queue, &s->lsf_app, &s->os_version};
 	const struct toml_value *q;
-	struct system tmp = {0};
-	struct strlist l = {0};
-	const char *s;
 	size_t i;
 
-	if (!lsf) {
-		for (i = 0; i < LEN(runai_req); i++)
-			m_str(c, root, runai_req[i], true, &s);
-		m_strlist(c, root, "nodes", &l);
-		return;
-	}
-	for (i = 0; i < LEN(lsf_str); i++)
-		m_str(c, root, lsf_str[i], false, &s);
+	for (i = 0; i < LEN(keys); i++)
+		if (m_str(c, root, keys[i], false, dst[i]) && *dst[i])
+			directive_line(c, arena_printf(c->a, "'%s'", keys[i]), *dst[i], strlen(*dst[i]),
+			               m_kv(root, keys[i])->value->pos, false, "#BSUB");
 	if (m_kv(root, "queues")) {
 		q = m_kv(root, "queues")->value;
 		if (q->type != TOML_ARRAY)
 			merr(c, q->pos, "'queues' must be an array of tables, not %s", m_a_type(q));
 		else
 			for (i = 0; i < q->u.array->len; i++)
-				load_partition(c, &tmp, q->u.array->items[i], NULL);
+				load_partition(c, s, q->u.array->items[i], NULL);
 	}
+	if (s->default_queue && s->n_partitions) {
+		for (i = 0; i < s->n_partitions; i++)
+			if (strcmp(s->partitions[i].name, s->default_queue) == 0)
+				break;
+		if (i == s->n_partitions)
+			merr(c, m_kv(root, "default_queue")->value->pos, "default_queue '%s' is not one of the 'queues'",
+			     m_shown(c, s->default_queue));
+	}
+}
+
+/* "$NAME" or "${NAME}": the environment variable's name, else NULL. */
+static const char *
+secret_env(struct arena *a, const char *v)
+{
+	size_t n, k;
+	bool brace;
+
+	if (v[0] != '$')
+		return NULL;
+	brace = v[1] == '{';
+	v += brace ? 2 : 1;
+	n = strlen(v);
+	if (brace && (n < 2 || v[n - 1] != '}'))
+		return NULL;
+	n -= brace;
+	if (!n || isdigit((unsigned char)v[0]))
+		return NULL;
+	for (k = 0; k < n; k++)
+		if (!isalnum((unsigned char)v[k]) && v[k] != '_')
+			return NULL;
+	return arena_strndup(a, v, n);
+}
+
+/* RunAI (CloudAI's RunAISystem): the REST API's address and credentials.
+ * The secret is checked, never kept in the model that writers see. */
+static void
+load_runai(struct mctx *c, struct system *s, const struct toml_value *root)
+{
+	static const char *const req[] = {"user_email", "app_id", "project_id", "cluster_id"};
+	const char **dst[] = {&s->user_email, &s->app_id, &s->project_id, &s->cluster_id};
+	const struct toml_value *v;
+	const char *secret = NULL, *host;
+	size_t i;
+	long n;
+
+	if (m_str(c, root, "base_url", true, &s->base_url) && s->base_url) {
+		v = m_kv(root, "base_url")->value;
+		host = strncmp(s->base_url, "https://", 8) == 0  ? s->base_url + 8
+		       : strncmp(s->base_url, "http://", 7) == 0 ? s->base_url + 7
+		                                                 : NULL;
+		if (!host)
+			merr(c, v->pos, "base_url '%s' must begin with https:// (or http://)", m_shown(c, s->base_url));
+		else if (!*host || *host == '/')
+			merr(c, v->pos, "base_url '%s' names no host", m_shown(c, s->base_url));
+		else if (strpbrk(s->base_url, " \t\r\n?#"))
+			merr(c, v->pos, "base_url must not contain blanks, line breaks, '?' or '#'");
+	}
+	for (i = 0; i < LEN(req); i++)
+		if (m_str(c, root, req[i], true, dst[i]) && *dst[i] && (!**dst[i] || strpbrk(*dst[i], "\r\n")))
+			merr(c, m_kv(root, req[i])->value->pos, "'%s' must be a non-empty line", req[i]);
+	/* its value is never shown, even in an error */
+	if (m_str(c, root, "app_secret", true, &secret) && secret) {
+		s->app_secret_env = secret_env(c->a, secret);
+		if (!*secret)
+			merr(c, m_kv(root, "app_secret")->value->pos, "'app_secret' is empty");
+		else if (secret[0] == '$' && !s->app_secret_env)
+			merr(c, m_kv(root, "app_secret")->value->pos,
+			     "'app_secret' starting with '$' must be \"$NAME\" or \"${NAME}\" (an environment variable)");
+	}
+	/* CloudAI fills nodes in from the API; kunai reads nothing of them */
+	if ((v = m_kv(root, "nodes") ? m_kv(root, "nodes")->value : NULL)) {
+		if (v->type != TOML_ARRAY)
+			merr(c, v->pos, "'nodes' must be an array, not %s", m_a_type(v));
+		else
+			for (i = 0; i < v->u.array->len; i++)
+				if (v->u.array->items[i]->type != TOML_TABLE && v->u.array->items[i]->type != TOML_STRING)
+					merr(c, v->u.array->items[i]->pos, "a node must be a table or a string, not %s",
+					     m_a_type(v->u.array->items[i]));
+	}
+	/* CloudAI asks for 8 GPUs per pod */
+	s->gpus_per_node = 8;
+	if (m_int(c, root, "gpus_per_node", false, 0, &n) && m_kv(root, "gpus_per_node"))
+		s->gpus_per_node = (int)n;
+	m_str(c, root, "workloads_image", false, &s->workloads_image);
 }
 
 struct system *
@@ -488,18 +570,13 @@ m_load_system(struct mctx *c, const char *path, const struct toml_value *root, b
 		buf_free(&b);
 		return NULL;
 	}
-	if (k >= 3 && runnable) {
-		merr(c, kv->value->pos, "scheduler '%s' is not supported by kunai (slurm, standalone "
-		                        "or kubernetes)",
-		     sched);
-		return NULL;
-	}
 	m_check_keys(c, root, k == 0   ? slurm_keys
 	                      : k == 1 ? standalone_keys
 	                      : k == 2 ? kubernetes_keys
 	                      : k == 3 ? lsf_keys
 	                               : runai_keys);
-	s->scheduler = k == 0 ? SCHED_SLURM : k == 2 ? SCHED_KUBERNETES : SCHED_STANDALONE;
+	s->scheduler = k == 0 ? SCHED_SLURM : k == 2 ? SCHED_KUBERNETES : k == 3 ? SCHED_LSF : k == 4 ? SCHED_RUNAI
+	                                                                                      : SCHED_STANDALONE;
 	/* CloudAI posts results there; kunai keeps them in the build dir */
 	if (runnable && k == 0 && (kv = m_kv(root, "data_repository")))
 		m_warn(kv->value->pos, "kunai does not send results to a data_repository; it is "
@@ -528,7 +605,7 @@ m_load_system(struct mctx *c, const char *path, const struct toml_value *root, b
 		s->monitor_interval = (int)n;
 	/* a cluster takes many at once; standalone jobs share one machine, as
 	 * many as it can run (0 here: model_load decides, from the workloads) */
-	s->max_jobs = k == 0 ? 64 : k == 2 ? 32 : 0;
+	s->max_jobs = k == 0 || k == 3 ? 64 : k >= 2 ? 32 : 0;
 	if (m_int(c, root, "max_jobs", false, 1, &n) && m_kv(root, "max_jobs"))
 		s->max_jobs = (int)n;
 	if (k == 0)
@@ -537,7 +614,9 @@ m_load_system(struct mctx *c, const char *path, const struct toml_value *root, b
 		load_kubernetes(c, s, root);
 	else if (k == 1 && m_int(c, root, "gpus_per_node", false, 0, &n) && m_kv(root, "gpus_per_node"))
 		s->gpus_per_node = (int)n;
-	else if (k >= 3)
-		load_other(c, root, k == 3);
+	else if (k == 3)
+		load_lsf(c, s, root);
+	else if (k == 4)
+		load_runai(c, s, root);
 	return c->errors == errors ? s : NULL;
 }

@@ -100,15 +100,9 @@ classify(struct verify *v, struct mfile *f)
 static void
 check_system(struct verify *v, struct vfile *vf)
 {
-	const struct toml_keyval *kv = m_kv(vf->f->root, "scheduler");
-	const char *s = kv->value->type == TOML_STRING ? kv->value->u.str.s : "";
 	bool ok = m_load_system(&v->c, vf->f->path, vf->f->root, false) != NULL;
 
-	if (ok && (strcmp(s, "lsf") == 0 || strcmp(s, "runai") == 0))
-		status(v, vf, ok, strcmp(s, "lsf") == 0 ? "system; kunai does not run lsf"
-		                                        : "system; kunai does not run runai");
-	else
-		status(v, vf, ok, "system");
+	status(v, vf, ok, "system");
 }
 
 static void

@@ -144,7 +144,10 @@ command(const struct run *r, struct buf *out)
 	const char *v;
 	size_t i, k;
 
-	if (mpi && sys->scheduler == SCHED_STANDALONE) {
+	/* no srun or MPI operator there: mpirun starts the ranks (under LSF
+	 * it takes the job's hosts from LSB_* itself) */
+	if (mpi && (sys->scheduler == SCHED_STANDALONE || sys->scheduler == SCHED_LSF ||
+	            sys->scheduler == SCHED_RUNAI)) {
 		/* Open MPI refuses root without both variables; others ignore them */
 		buf_puts(out, "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ");
 		sh_quote(out, workload_value(r, "mpirun"));
@@ -165,7 +168,7 @@ command(const struct run *r, struct buf *out)
 	if (v) {
 		buf_puts(out, " --expect-gpus ");
 		sh_quote(out, v);
-	} else if (sys->gpus_per_node > 0 && sys->scheduler != SCHED_KUBERNETES)
+	} else if (sys->gpus_per_node > 0 && sys->scheduler != SCHED_KUBERNETES && sys->scheduler != SCHED_RUNAI)
 		buf_printf(out, " --expect-gpus %d", sys->gpus_per_node);
 	for (i = 0; i < wl->n_args; i++) {
 		const struct arg_schema *s = &wl->args[i];
@@ -219,26 +222,26 @@ no_mpi(const struct run *r)
 const struct workload wl_kunai[WL_KUNAI_COUNT] = {
 	/* all-reduce benchmark: one MPI rank per GPU with NCCL, or MPI_Allreduce on the CPU, printing nccl-tests' format (NcclTest's grader reads it, min_busbw included) */
 	[WL_KUNAI_ALLREDUCE] = {.name = "KunaiAllReduce", .program = "allreduce", .args = allreduce_args, .n_args = LEN(allreduce_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = ranks_per_gpu,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = ranks_per_gpu,
 		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "nccl"},
 	/* bisection bandwidth: rank r exchanges with rank r + n/2 over NCCL send/recv, or MPI on the CPU; rows in nccl-tests' format */
 	[WL_KUNAI_BISECTION] = {.name = "KunaiBisection", .program = "bisection", .args = bisection_args, .n_args = LEN(bisection_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = ranks_per_gpu,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = ranks_per_gpu,
 		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "bisection"},
 	/* data-parallel training smoke test: one MPI rank per GPU, gradients all-reduced with NCCL, or with MPI on the CPU */
 	[WL_KUNAI_DDP] = {.name = "KunaiDdpSmoke", .program = "ddp_smoke", .args = ddp_smoke_args, .n_args = LEN(ddp_smoke_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = ranks_per_gpu,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = ranks_per_gpu,
 		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 	/* GEMM throughput: one process per node drives every GPU of it, or the CPU path */
 	[WL_KUNAI_GEMM] = {.name = "KunaiGemm", .program = "gemm", .args = gemm_args, .n_args = LEN(gemm_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 	/* GPU inventory and health gates, one process per node. A machine without nvidia-smi prints [RESULT] SKIPPED unless GPUs are expected: that passes, so the default local campaign can start with it on a machine without GPUs */
 	[WL_KUNAI_HEALTH] = {.name = "KunaiHealth", .program = "health", .args = health_args, .n_args = LEN(health_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = some_result, .none_of = no_failure, .grader = "kunai"},
 	/* training smoke test: a tiny MLP on one GPU per node, or the CPU */
 	[WL_KUNAI_TRAIN] = {.name = "KunaiTrainSmoke", .program = "train_smoke", .args = train_smoke_args, .n_args = LEN(train_smoke_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES, .command = command, .ntasks = one_per_node,
+		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = one_per_node,
 		.uses_mpi = no_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
 };

@@ -61,13 +61,13 @@ static const char *const nccl_ep_env[] = {
 	"NCCL_IB_GID_INDEX=auto", "NCCL_NET_PLUGIN=none", "NCCL_IB_QPS_PER_CONNECTION=4",
 	"NCCL_IB_SPLIT_DATA_ON_QPS=0", "NCCL_IBEXT_DISABLE=0", "OMPI_MCA_btl=tcp,self",
 	"NCCL_GIN_TYPE=3", "EP_SKIP_DEEPEP_PREIMPORT=1",
-	"LD_LIBRARY_PATH=/opt/nccl-ep-build/lib:$LD_LIBRARY_PATH", NULL,
+	"LD_LIBRARY_PATH=/opt/nccl-ep-build/lib:" SH_BATCH_REF "LD_LIBRARY_PATH", NULL,
 };
 static const char *const hybrid_env[] = {
 	"NCCL_IB_GID_INDEX=auto", "NUM_OF_TOKENS_PER_CHUNK_DISPATCH_API=64",
 	"NUM_OF_TOKENS_PER_CHUNK_COMBINE_API=64", "NUM_OF_TOKENS_PER_CHUNK_PREPROCESSING_API=64",
-	"CPATH=/usr/local/ucx-nixl/include:/usr/local/nixl/include:/usr/local/nixl/include/gpu/ucx:$CPATH",
-	"CPLUS_INCLUDE_PATH=/usr/local/ucx-nixl/include:/usr/local/nixl/include:/usr/local/nixl/include/gpu/ucx:$CPATH",
+	"CPATH=/usr/local/ucx-nixl/include:/usr/local/nixl/include:/usr/local/nixl/include/gpu/ucx:" SH_BATCH_REF "CPATH",
+	"CPLUS_INCLUDE_PATH=/usr/local/ucx-nixl/include:/usr/local/nixl/include:/usr/local/nixl/include/gpu/ucx:" SH_BATCH_REF "CPATH",
 	NULL,
 };
 
@@ -115,7 +115,8 @@ command(const struct run *r, struct buf *out)
 		      : n == 7 && strncmp(v, "nccl_ep", n) == 0 ? nccl_ep_env
 		      : is_hybrid(v, n)                         ? hybrid_env
 		                                                : NULL;
-		/* $LD_LIBRARY_PATH and $CPATH: the container's, expanded there */
+		/* $LD_LIBRARY_PATH and $CPATH: the host's, expanded by the batch
+		 * shell, as in CloudAI's bash -c "..." */
 		for (i = 0; env && env[i]; i++) {
 			buf_puts(out, env[i]);
 			buf_putc(out, ' ');

@@ -87,6 +87,8 @@ struct wl_mount {
 #define WL_STANDALONE (1u << 0)
 #define WL_SLURM (1u << 1)
 #define WL_KUBERNETES (1u << 2)
+#define WL_LSF (1u << 3)
+#define WL_RUNAI (1u << 4)
 
 struct workload {
 	const char *name; /* test_template_name */

@@ -57,7 +57,7 @@ strlist_json(const struct strlist *l)
 static cJSON *
 system_json(const struct system *s)
 {
-	static const char *const sched[] = {"standalone", "slurm", "kubernetes"};
+	static const char *const sched[] = {"standalone", "slurm", "kubernetes", "lsf", "runai"};
 	cJSON *o = cJSON_CreateObject(), *parts;
 	size_t i, j;
 
@@ -97,6 +97,23 @@ system_json(const struct system *s)
 	if (s->scheduler == SCHED_KUBERNETES) {
 		add_str(o, "kube_config_path", s->kube_config_path);
 		add_str(o, "default_namespace", s->default_namespace);
+	}
+	if (s->scheduler == SCHED_LSF) {
+		add_str(o, "account", s->account);
+		add_str(o, "project_name", s->project_name);
+		add_str(o, "default_queue", s->default_queue);
+		add_str(o, "app", s->lsf_app);
+		add_str(o, "os_version", s->os_version);
+	}
+	/* what kunai job needs to reach the API; the secret only by the name
+	 * of its variable, never its value */
+	if (s->scheduler == SCHED_RUNAI) {
+		add_str(o, "base_url", s->base_url);
+		add_str(o, "user_email", s->user_email);
+		add_str(o, "app_id", s->app_id);
+		add_str(o, "app_secret_env", s->app_secret_env);
+		add_str(o, "project_id", s->project_id);
+		add_str(o, "cluster_id", s->cluster_id);
 	}
 	return o;
 }

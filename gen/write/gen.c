@@ -95,6 +95,8 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 			manifest_k8s(r, &doc);
 		if (c->system->scheduler == SCHED_SLURM)
 			ok = script_slurm(a, r, &h, &b);
+		else if (c->system->scheduler == SCHED_LSF)
+			ok = script_lsf(a, r, &h, &b);
 		else
 			ok = script_standalone(a, r, &h, &b);
 		util_hash_hex(env.data ? env.data : "", env.len, hex);
@@ -109,6 +111,12 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 		buf_putc(&p, '/');
 		buf_puts(&p, script);
 		sink_emit(out, p.data, &b);
+		if (c->system->scheduler == SCHED_RUNAI) {
+			manifest_runai(r, &b);
+			p.len = 0;
+			buf_printf(&p, "%s/runai.json", r->dir);
+			sink_emit(out, p.data, &b);
+		}
 		if (c->system->scheduler == SCHED_KUBERNETES) {
 			p.len = 0;
 			buf_printf(&p, "%s/k8s.json", r->dir);

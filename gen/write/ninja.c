@@ -16,7 +16,7 @@
 const char *
 ninja_script_name(enum sched s)
 {
-	return s == SCHED_SLURM ? "cloudai_sbatch_script.sh" : "run.sh";
+	return s == SCHED_SLURM ? "cloudai_sbatch_script.sh" : s == SCHED_LSF ? "bsub_script.sh" : "run.sh";
 }
 
 static const char *
@@ -27,6 +27,10 @@ rules_file(enum sched s)
 		return "slurm.ninja";
 	case SCHED_KUBERNETES:
 		return "kubernetes.ninja";
+	case SCHED_LSF:
+		return "lsf.ninja";
+	case SCHED_RUNAI:
+		return "runai.ninja";
 	case SCHED_STANDALONE:
 		break;
 	}
@@ -544,6 +548,20 @@ ninja_write_local(const struct campaign *c, const char *kunai, const char *rules
 	sh_quote(&cmd, cwd);
 	buf_puts(b, "\nlaunch_dir = ");
 	ninja_escape_value(b, cmd.data);
+	if (c->system->scheduler == SCHED_RUNAI) {
+		/* kunai job reads the API's secret from there (or from the
+		 * variable it names): never from a generated file */
+		struct buf p = {0};
+
+		if (c->system->path[0] != '/')
+			buf_printf(&p, "%s/", cwd);
+		buf_puts(&p, c->system->path);
+		cmd.len = 0;
+		sh_quote(&cmd, p.data);
+		buf_puts(b, "\nsystem_config = ");
+		ninja_escape_value(b, cmd.data);
+		buf_free(&p);
+	}
 	buf_puts(b, "\n\n");
 	cmd.len = 0;
 

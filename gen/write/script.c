@@ -11,6 +11,10 @@
 #include "gen/model/model.h"
 #include "gen/workloads/workload.h"
 
+/* Exported by a job script whose export lines computed run r's values
+ * that run a command; its value is r's dir (script_env_exports). */
+#define ENV_RUN_VAR "KUNAI_ENV_RUN"
+
 void
 script_check(struct buf *out, const struct run *hr, const char *stdout_word)
 {
@@ -190,7 +194,7 @@ script_directives(struct buf *out, const struct run *r)
 }
 
 void
-script_records(struct buf *out)
+script_records(struct buf *out, const char *id_var)
 {
 	/* a trapped TERM still ends the script (after its foreground child, which
 	 * got the same signal), but through the EXIT trap, so the record says
@@ -203,8 +207,9 @@ script_records(struct buf *out)
 	              "trap 'kunai_rc=$?; kunai_t=$(mktemp \"$RUN_DIR/kunai.exit.XXXXXX\") && "
 	              "echo $kunai_rc >\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.exit\"' EXIT\n"
 	              "kunai_t=$(mktemp \"$RUN_DIR/kunai.start.XXXXXX\") && "
-	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" \"${SLURM_JOB_ID:-$$}\" "
-	              ">\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.start\"\n");
+	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" ");
+	buf_printf(out, "\"${%s:-$$}\" ", id_var);
+	buf_puts(out, ">\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.start\"\n");
 }
 
 bool
@@ -224,6 +229,18 @@ script_env_ok(const struct run *r, const struct hooks *h)
 		for (j = 0; lists[i] && j < lists[i]->len; j++)
 			ok &= script_env_ok(&lists[i]->items[j], NULL);
 	return ok;
+}
+
+/* Whether a value of r's runs a command when it is expanded. */
+static bool
+env_computes(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->env.len; i++)
+		if (sh_is_name(r->env.items[i].key) && sh_live_computes(r->env.items[i].value))
+			return true;
+	return false;
 }
 
 void
@@ -246,6 +263,14 @@ script_env_exports(struct buf *out, const struct run *r)
 		}
 		buf_putc(out, '\n');
 	}
+	/* the values that ran a command were computed here, once: r's
+	 * env_vars.sh, sourced in a container (where scontrol and the like
+	 * usually are not), keeps them (srun --export=ALL brings them) */
+	if (env_computes(r)) {
+		buf_printf(out, "export %s=", ENV_RUN_VAR);
+		sh_quote(out, r->dir);
+		buf_putc(out, '\n');
+	}
 }
 
 void
@@ -261,6 +286,13 @@ script_env(const struct run *r, struct buf *out)
 	for (i = 0; i < r->env.len; i++) {
 		if (!sh_is_name(r->env.items[i].key))
 			continue; /* reported by script_env_ok */
+		/* computed by the job script's own export line already when
+		 * it is r's (script_env_exports); a hook's is computed here */
+		if (sh_live_computes(r->env.items[i].value)) {
+			buf_printf(out, "[ \"${%s-}\" = ", ENV_RUN_VAR);
+			sh_quote(out, r->dir);
+			buf_puts(out, " ] || ");
+		}
 		buf_printf(out, "export %s=\"", r->env.items[i].key);
 		sh_live_body(out, r->env.items[i].value, here ? SH_LAUNCH_VAR : NULL, "$BUILD_DIR");
 		buf_puts(out, "\"\n");

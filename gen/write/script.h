@@ -44,6 +44,10 @@ void manifest_k8s_dynamo_bench(const struct run *r, struct buf *out);
 /* "Job", "JobSet", "MPIJob" or "DynamoGraphDeployment": the kind manifest_k8s writes for r. */
 const char *manifest_k8s_kind(const struct run *r);
 
+/* Appends the RunAI training request of r (manifest_runai.c) as JSON:
+ * what kunai job POSTs to /api/v1/workloads/trainings. */
+bool manifest_runai(const struct run *r, struct buf *out);
+
 /* Appends env_vars.sh for r: one `export K="V"` line per variable (V
  * escaped for the double quotes; names that are no shell name left out). */
 void script_env(const struct run *r, struct buf *out);
@@ -58,6 +62,11 @@ void script_directives(struct buf *out, const struct run *r);
 /* Appends run r's #SBATCH lines; returns false after reporting a value that
  * cannot go on such a line. */
 bool script_sbatch_directives(struct buf *out, const struct run *r);
+/* Appends run r's #BSUB lines (LSF); as script_sbatch_directives. */
+bool script_bsub_directives(struct buf *out, const struct run *r);
+/* Appends the bsub script of run r (script_standalone.c): #BSUB lines,
+ * the job's own start and exit records, then what run.sh does. */
+bool script_lsf(struct arena *a, const struct run *r, const struct hooks *h, struct buf *out);
 /* Appends the BUILD_DIR= and INSTALL_DIR= lines, which derive both from
  * $RUN_DIR when the script runs (a relative install_path is relative to the
  * build dir). */
@@ -68,8 +77,9 @@ void script_paths_local(struct buf *out, const struct run *r);
 /* Appends the lines that write the job's own start record ($RUN_DIR/kunai.start:
  * start=EPOCH, host=, job=) and, on any exit, its exit record
  * ($RUN_DIR/kunai.exit: the status), each atomically (tmp + mv); kunai job
- * watches these instead of asking the scheduler. */
-void script_records(struct buf *out);
+ * watches these instead of asking the scheduler. id_var: the variable with
+ * the scheduler's job id (SLURM_JOB_ID, LSB_JOBID). */
+void script_records(struct buf *out, const char *id_var);
 /* Appends the test's command line: [nsys profile ...] <workload command>. */
 void script_test_command(struct buf *out, const struct run *r);
 /* Returns false after reporting each environment variable of r or of its

@@ -11,7 +11,7 @@
 #include "gen/model/model.h"
 #include "gen/workloads/workload.h"
 
-/* A value for an #SBATCH line: sbatch reads those lines itself, so a
+/* A value for an #SBATCH (#BSUB) line: sbatch (bsub) reads those lines itself, so a
  * newline would start a shell line and blanks would split the option. */
 static bool
 directive_ok(const struct run *r, const char *what, const char *v, bool blanks_ok)
@@ -20,8 +20,8 @@ directive_ok(const struct run *r, const char *what, const char *v, bool blanks_o
 
 	for (p = v; *p; p++)
 		if (*p == '\n' || *p == '\r' || (!blanks_ok && (*p == ' ' || *p == '\t'))) {
-			warn("%s: %s '%s' cannot go on an #SBATCH line (test '%s')", r->c->system->path, what, v,
-			     r->tc->id);
+			warn("%s: %s '%s' cannot go on an %s line (test '%s')", r->c->system->path, what, v,
+			     r->c->system->scheduler == SCHED_LSF ? "#BSUB" : "#SBATCH", r->tc->id);
 			return false;
 		}
 	return true;
@@ -50,7 +50,7 @@ reservation(struct buf *b, const char *args)
 /* A stable job name (no timestamp, unlike CloudAI's): account-scenario.id.iteration[.step],
  * with bytes Slurm or a shell could trip on replaced by '_'. */
 static void
-job_name(struct buf *out, const struct run *r)
+job_name(struct buf *out, const struct run *r, const char *directive)
 {
 	const struct system *sys = r->c->system;
 	struct buf n = {0};
@@ -67,7 +67,7 @@ job_name(struct buf *out, const struct run *r)
 		      strchr("_.+-", c)))
 			n.data[i] = '_';
 	}
-	buf_printf(out, "#SBATCH --job-name=%s\n", n.data);
+	buf_printf(out, "%s%s\n", directive, n.data);
 	buf_free(&n);
 }
 
@@ -81,7 +81,7 @@ script_sbatch_directives(struct buf *out, const struct run *r)
 	size_t i;
 	bool ok = true;
 
-	job_name(out, r);
+	job_name(out, r, "#SBATCH --job-name=");
 	/* relative: the job runs in the directory it was submitted from */
 	buf_puts(out, "#SBATCH --output=stdout.txt\n#SBATCH --error=stderr.txt\n");
 	part = r->partition ? r->partition : sys->default_partition;
@@ -125,5 +125,43 @@ script_sbatch_directives(struct buf *out, const struct run *r)
 		if ((ok &= directive_ok(r, "extra_sbatch_args entry", sys->extra_sbatch_args.items[i], true)))
 			buf_printf(out, "#SBATCH %s\n", sys->extra_sbatch_args.items[i]);
 	buf_free(&t);
+	return ok;
+}
+
+/* LSF's equivalents (CloudAI's LSF options: -J, -W minutes, -P
+ * project_name, -q default_queue, -app, -m os_version), each checked as
+ * the #SBATCH ones are. */
+bool
+script_bsub_directives(struct buf *out, const struct run *r)
+{
+	const struct system *sys = r->c->system;
+	const char *q = r->partition ? r->partition : sys->default_queue;
+	size_t i;
+	bool ok = true;
+
+	job_name(out, r, "#BSUB -J ");
+	/* relative: the job runs in the directory it was submitted from */
+	buf_puts(out, "#BSUB -o stdout.txt\n#BSUB -e stderr.txt\n");
+	if (q && (ok &= directive_ok(r, "queue", q, false)))
+		buf_printf(out, "#BSUB -q %s\n", q);
+	if (sys->project_name && (ok &= directive_ok(r, "project_name", sys->project_name, false)))
+		buf_printf(out, "#BSUB -P %s\n", sys->project_name);
+	if (sys->lsf_app && (ok &= directive_ok(r, "app", sys->lsf_app, false)))
+		buf_printf(out, "#BSUB -app %s\n", sys->lsf_app);
+	/* one slot per host: -n is the number of nodes */
+	buf_printf(out, "#BSUB -n %d\n#BSUB -R \"span[ptile=1]\"\n", r->nodes.len ? (int)r->nodes.len : r->num_nodes);
+	if (r->nodes.len) {
+		buf_puts(out, "#BSUB -m \"");
+		for (i = 0; i < r->nodes.len; i++) {
+			ok &= directive_ok(r, "node", r->nodes.items[i], false);
+			buf_printf(out, "%s%s", i ? " " : "", r->nodes.items[i]);
+		}
+		buf_puts(out, "\"\n");
+	} else if (sys->os_version && (ok &= directive_ok(r, "os_version", sys->os_version, false))) {
+		buf_printf(out, "#BSUB -m %s\n", sys->os_version);
+	}
+	/* minutes, rounded up: the limit is never shorter than asked */
+	if (r->time_limit > 0)
+		buf_printf(out, "#BSUB -W %ld\n", (r->time_limit + 59) / 60);
 	return ok;
 }

@@ -363,7 +363,8 @@ script_test_command(struct buf *out, const struct run *r)
 
 /* bash -c "source <dir>/env_vars.sh; <command>": $RUN_DIR_Q is the run dir
  * quoted for the inner shell (printf %q), the rest is escaped for the
- * double quotes, so the inner shell sees exactly the command that was built. */
+ * double quotes, so the inner shell sees exactly the command that was built,
+ * but for the references the workload leaves to the batch shell. */
 static void
 bash_c(struct buf *out, const struct run *r, const struct where *d)
 {
@@ -376,7 +377,7 @@ bash_c(struct buf *out, const struct run *r, const struct where *d)
 	buf_puts(&inner, "/env_vars.sh; ");
 	script_test_command(&inner, r);
 	buf_puts(out, "bash -c \"source $RUN_DIR_Q");
-	sh_dquote_body(out, text(&inner));
+	sh_dquote_batch(out, text(&inner));
 	buf_putc(out, '"');
 	buf_free(&inner);
 }
@@ -539,7 +540,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	buf_puts(out, "RUN_DIR=${SLURM_SUBMIT_DIR:-$PWD}\n");
 	script_paths(out, r);
 	buf_puts(out, "RUN_DIR_Q=$(printf %q \"$RUN_DIR\")\n");
-	script_records(out);
+	script_records(out, "SLURM_JOB_ID");
 	/* the sruns below write in metadata/ by name: a link there is refused */
 	buf_puts(out, "[ ! -L \"$RUN_DIR/metadata\" ] || { echo \"kunai: $RUN_DIR/metadata is a symbolic link; kunai "
 	              "does not write through links (remove it)\" >&2; exit 1; }\n");

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "reports/report.h"
 
@@ -21,6 +22,11 @@ typedef void grader_fn(struct arena *a, const struct plan_run *r, const char *di
 
 /* graders.c: the grader named name (workload.grader), or NULL. */
 grader_fn *grader_find(const char *name);
+/* graders.c: the CRC of the source of the grader named name (sources.sh),
+ * or 0 when there is none. */
+uint32_t grader_source(const char *name);
+/* graders.c: the CRC of the grading code every grader shares. */
+uint32_t grade_source_common(void);
 
 /* Appends a value measured on the whole run (no GPU, no size; node: the
  * run's only node, if it had one) and returns it for its location. A value

@@ -34,7 +34,7 @@ job_path(struct job *j, struct buf *b, const char *name)
 const char *
 job_script_name(const struct job *j)
 {
-	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : "run.sh";
+	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : j->sched == JOB_LSF ? "bsub_script.sh" : "run.sh";
 }
 
 /* The hash of what makes the run's job as it is now (hex, in the arena):
@@ -142,38 +142,55 @@ no_links(const char *dir)
 	return ok;
 }
 
-/* DIR/kunai.lock, held for the whole invocation; a kunai job that holds it
- * already is waited for (and may have finished the run meanwhile). */
+/* Takes fd's flock for the whole invocation; a kunai job that holds it
+ * already is waited for (and may have finished the run meanwhile). Returns
+ * 1, 0 after a signal, -1 (errno set) when the file system refuses. */
+static int
+flock_wait(struct job *j, int fd)
+{
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 1;
+	if (errno != EWOULDBLOCK)
+		return -1;
+	/* polled, not blocked on: a Ctrl-C must still end us */
+	warn("%s: another kunai job is running it; waiting for it", j->dir);
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0)
+		if (errno != EWOULDBLOCK || (job_sleep(j, 200) && j->signo))
+			return j->signo ? 0 : -1;
+	return 1;
+}
+
+/* The run dir's lock: the dir itself, flock'ed (a lock file would cost an
+ * inode per run dir, see write_stamp); DIR/kunai.lock where the file
+ * system locks no directory (NFS turns flock into a write lock, which
+ * needs a file open for writing). Returns the descriptor or -1. */
 static int
 lock_dir(struct job *j)
 {
 	struct buf p = {0};
-	int fd;
+	int fd, rc;
 
-	fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open(j->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		warn("open %s:", p.data);
-		buf_free(&p);
+		warn("open %s:", j->dir);
 		return -1;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno != EWOULDBLOCK) {
-			warn("lock %s:", p.data);
-			close(fd);
-			fd = -1;
-		} else {
-			/* polled, not blocked on: a Ctrl-C must still end us */
-			warn("%s: another kunai job is running it; waiting for it", j->dir);
-			while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-				if (errno != EWOULDBLOCK || (job_sleep(j, 200) && j->signo)) {
-					if (!j->signo)
-						warn("lock %s:", p.data);
-					close(fd);
-					fd = -1;
-					break;
-				}
-			}
+	rc = flock_wait(j, fd);
+	if (rc < 0 && !j->signo) {
+		close(fd);
+		fd = open(job_path(j, &p, "kunai.lock"), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			warn("open %s:", p.data);
+			buf_free(&p);
+			return -1;
 		}
+		rc = flock_wait(j, fd);
+	}
+	if (rc <= 0) {
+		if (!j->signo)
+			warn("lock %s:", p.len ? p.data : j->dir);
+		close(fd);
+		fd = -1;
 	}
 	buf_free(&p);
 	return fd;
@@ -270,14 +287,15 @@ archive(struct job *j)
 
 /* ---- the run ------------------------------------------------------------------- */
 
-static const char *const sched_names[] = {"standalone", "slurm", "kubernetes"};
+static const char *const sched_names[] = {"standalone", "slurm", "kubernetes", "lsf", "runai"};
 
 static enum job_wait
 backend_wait(struct job *j, bool want_start)
 {
-	return j->sched == JOB_SLURM        ? slurm_wait(j, want_start)
-	       : j->sched == JOB_KUBERNETES ? k8s_wait(j, want_start)
-	                                    : sa_wait(j, want_start);
+	return j->sched == JOB_SLURM || j->sched == JOB_LSF ? slurm_wait(j, want_start)
+	       : j->sched == JOB_KUBERNETES                 ? k8s_wait(j, want_start)
+	       : j->sched == JOB_RUNAI                      ? runai_wait(j, want_start)
+	                                                    : sa_wait(j, want_start);
 }
 
 /* Ends the job: for a signal (cancelled) or for --stop-with. */
@@ -286,8 +304,12 @@ backend_cancel(struct job *j)
 {
 	if (j->sched == JOB_SLURM)
 		slurm_cancel(j);
+	else if (j->sched == JOB_LSF)
+		lsf_cancel(j);
 	else if (j->sched == JOB_KUBERNETES)
 		k8s_cancel(j);
+	else if (j->sched == JOB_RUNAI)
+		runai_cancel(j);
 	else
 		sa_cancel(j);
 }
@@ -338,28 +360,42 @@ retry_backoff(struct job *j, int k)
 	return true;
 }
 
-/* The stamp of a passed run: a second name of the job.json just saved
- * (a link makes no inode, the costliest part of a small file on ext4), its
- * mtime set to now so that ninja sees it newer than the script; a marker
- * file of its own where no link can be made. Ninja reads only its mtime,
- * and the next attempt removes it before it moves job.json away. */
+/* The stamp of a passed run: a second name of the record job.json holds
+ * before the final one is saved over it (link_stamp), so that saving
+ * frees no inode and the stamp makes none. ext4 without a journal skips,
+ * for every file it creates, each inode freed in the last minute or more,
+ * scanning from the start of the group: a freed inode per run makes a
+ * campaign's file creations cost more the more runs it has done. Where
+ * there was no earlier record, the stamp is a second name of the final
+ * one; a marker file of its own where no link can be made. Its mtime is
+ * set to now, so that ninja sees it newer than the script; ninja reads
+ * only that, and the next attempt removes it before it moves job.json
+ * away. */
 static bool
-write_stamp(struct job *j)
+link_stamp(struct job *j, struct buf *tmp)
 {
-	struct buf from = {0}, to = {0}, tmp = {0};
+	struct buf from = {0};
 	bool ok;
 
-	job_path(j, &from, "job.json");
-	job_path(j, &to, "kunai.stamp");
-	file_temp_name(&tmp, to.data, "tmp");
-	ok = link(from.data, tmp.data) == 0;
-	if (ok && (utimensat(AT_FDCWD, tmp.data, NULL, 0) != 0 || rename(tmp.data, to.data) != 0)) {
-		unlink(tmp.data);
+	tmp->len = 0;
+	file_temp_name(tmp, job_path(j, &from, "kunai.stamp"), "tmp");
+	ok = link(job_path(j, &from, "job.json"), tmp->data) == 0;
+	buf_free(&from);
+	return ok;
+}
+
+static bool
+write_stamp(struct job *j, struct buf *tmp, bool linked)
+{
+	struct buf to = {0};
+	bool ok = linked || link_stamp(j, tmp);
+
+	if (ok && (utimensat(AT_FDCWD, tmp->data, NULL, 0) != 0 ||
+	           rename(tmp->data, job_path(j, &to, "kunai.stamp")) != 0)) {
+		unlink(tmp->data);
 		ok = false;
 	}
-	buf_free(&from);
 	buf_free(&to);
-	buf_free(&tmp);
 	return ok || write_marker(j, "kunai.stamp");
 }
 
@@ -369,12 +405,17 @@ write_stamp(struct job *j)
 static int
 conclude(struct job *j, bool passed)
 {
+	struct buf tmp = {0};
+	bool linked = passed && link_stamp(j, &tmp);
 	bool ok = job_save(j);
 
 	if (passed)
-		ok = ok && write_stamp(j);
+		ok = ok && write_stamp(j, &tmp, linked);
 	else
 		remove_file(j, "kunai.started");
+	if (linked && !ok)
+		unlink(tmp.data);
+	buf_free(&tmp);
 	if (!passed)
 		warn("%s: %s (%s)", j->dir, j->info.outcome, j->info.reason ? j->info.reason : "");
 	if (j->signo)
@@ -388,7 +429,7 @@ static bool
 supersede(struct job *j)
 {
 	backend_cancel(j);
-	if (j->sched == JOB_SLURM)
+	if (j->sched == JOB_SLURM || j->sched == JOB_LSF)
 		backend_wait(j, false);
 	j->info.state = "CANCELLED";
 	if (!j->info.end_time)
@@ -485,7 +526,10 @@ run(struct job *j)
 	 * the driver died in between; the job may be queued all the same */
 	if (j->sched != JOB_STANDALONE && j->have_info && !j->info.outcome && !j->info.job_id && j->info.state &&
 	    strcmp(j->info.state, "SUBMITTED") == 0 &&
-	    (j->sched == JOB_SLURM ? slurm_find_submitted(j) : k8s_find_submitted(j))) {
+	    (j->sched == JOB_SLURM ? slurm_find_submitted(j)
+	     : j->sched == JOB_LSF ? lsf_find_submitted(j)
+	     : j->sched == JOB_RUNAI ? runai_find_submitted(j)
+	                             : k8s_find_submitted(j))) {
 		warn("%s: found job %s, submitted before the driver died; not submitting again", j->dir,
 		     j->info.job_id);
 		j->info.scheduler = sched_names[j->sched];
@@ -518,7 +562,9 @@ run(struct job *j)
 				return 1;
 			retryable = false;
 			if (!(j->sched == JOB_SLURM        ? slurm_submit(j, &retryable)
+			      : j->sched == JOB_LSF        ? lsf_submit(j, &retryable)
 			      : j->sched == JOB_KUBERNETES ? k8s_submit(j, &retryable)
+			      : j->sched == JOB_RUNAI      ? runai_submit(j, &retryable)
 			                                   : sa_submit(j))) {
 				j->info.collected = true;
 				if (!j->info.outcome)
@@ -542,7 +588,7 @@ run(struct job *j)
 			j->stopping = true;
 			warn("%s: stopping: %s completed", j->dir, j->stopped_by);
 			backend_cancel(j);
-			w = j->sched == JOB_SLURM ? backend_wait(j, false) : JOB_WAIT_ENDED;
+			w = j->sched == JOB_SLURM || j->sched == JOB_LSF ? backend_wait(j, false) : JOB_WAIT_ENDED;
 		}
 		if (w == JOB_WAIT_INTERRUPTED)
 			return interrupted(j);

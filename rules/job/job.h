@@ -21,6 +21,8 @@ enum job_sched {
 	JOB_STANDALONE,
 	JOB_SLURM,
 	JOB_KUBERNETES,
+	JOB_LSF,
+	JOB_RUNAI,
 };
 
 struct job_after {
@@ -275,6 +277,41 @@ bool dgd_benchmark(struct job *j);
  * each service (the operator puts them on the pods), its name after the
  * run dir; returns the name (in the arena). */
 const char *dgd_prepare(struct job *j, struct cJSON *doc);
+
+/* ---- job_lsf.c ---------------------------------------------------------------- */
+
+/* bsub < bsub_script.sh from DIR (-Jd names the run dir); as slurm_submit.
+ * The wait is slurm_wait's. */
+bool lsf_submit(struct job *j, bool *retryable);
+/* The live job of this run (its -J name and -Jd description) after a
+ * driver died between bsub and job.json. */
+bool lsf_find_submitted(struct job *j);
+void lsf_cancel(struct job *j);
+/* The poller's query: one bjobs for ids; false when LSF could not be asked. */
+bool lsf_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
+/* bjobs of this one job: 1 with its row in r, 0 not known or not asked. */
+int lsf_ask(struct job *j, struct slurm_row *r);
+/* One line of `bjobs -noheader -o "jobid stat exit_code exec_host
+ * exit_reason delimiter='|'"`, its stat as the Slurm state of the same
+ * meaning (the table in job_lsf.c). */
+bool lsf_parse_bjobs(const char *line, struct slurm_row *r);
+/* Whether LSF's stderr says mbatchd was briefly out of reach. */
+bool lsf_transient(const char *err);
+
+/* ---- job_runai.c --------------------------------------------------------------- */
+
+/* POST of the run's runai.json as a training (named for the run and attempt:
+ * runai.applied.json); as slurm_submit. */
+bool runai_submit(struct job *j, bool *retryable);
+enum job_wait runai_wait(struct job *j, bool want_start);
+/* The live training of this run and attempt (by name), after a driver died
+ * between the POST and job.json. */
+bool runai_find_submitted(struct job *j);
+/* Stores the logs, deletes the training; info gets CANCELLED. */
+void runai_cancel(struct job *j);
+/* The poller's query: one workload listing for ids; false when the API
+ * could not be asked. */
+bool runai_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
 
 /* ---- job_poll.c ---------------------------------------------------------- */
 

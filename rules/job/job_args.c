@@ -63,6 +63,10 @@ option(struct job *j, const char *a, const char *val)
 			j->sched = JOB_SLURM;
 		else if (strcmp(val, "kubernetes") == 0)
 			j->sched = JOB_KUBERNETES;
+		else if (strcmp(val, "lsf") == 0)
+			j->sched = JOB_LSF;
+		else if (strcmp(val, "runai") == 0)
+			j->sched = JOB_RUNAI;
 		else
 			return usage_job("unknown scheduler '%s'", val);
 	} else if (strcmp(a, "--workload") == 0) {

@@ -424,9 +424,10 @@ query(struct job *j, const struct ids *s, struct buf *rows, size_t *left)
 	return ok;
 }
 
-/* The same for the kubernetes backend: one kubectl get (job_k8s.c). */
+/* The same for the other backends: one kubectl get (job_k8s.c), bjobs
+ * (job_lsf.c) or workload listing (job_runai.c); *left as query's. */
 static bool
-query_k8s(struct job *j, const struct ids *s, struct buf *rows)
+query_other(struct job *j, const struct ids *s, struct buf *rows, size_t *left)
 {
 	char **v = xcalloc(s->n ? s->n : 1, sizeof(*v));
 	size_t i;
@@ -434,7 +435,10 @@ query_k8s(struct job *j, const struct ids *s, struct buf *rows)
 
 	for (i = 0; i < s->n; i++)
 		v[i] = s->w[i].id;
-	ok = k8s_query(j, v, s->n, rows);
+	ok = j->sched == JOB_LSF     ? lsf_query(j, v, s->n, rows)
+	     : j->sched == JOB_RUNAI ? runai_query(j, v, s->n, rows)
+	                             : k8s_query(j, v, s->n, rows);
+	*left = 0;
 	free(v);
 	return ok;
 }
@@ -507,7 +511,7 @@ poll_maybe(struct job *j, bool urgent)
 		if (!listed)
 			list_waiting(&s);
 		listed = true;
-		ok = j->sched == JOB_KUBERNETES ? query_k8s(j, &s, &rows) : query(j, &s, &rows, &left);
+		ok = j->sched == JOB_SLURM ? query(j, &s, &rows, &left) : query_other(j, &s, &rows, &left);
 		/* young jobs are checked often, old ones rarely; errors back off */
 		if (ok)
 			iv = clamp((now - s.youngest) * 1000 / 2, lo, (double)j->poll_max_ms);

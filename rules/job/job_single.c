@@ -178,13 +178,14 @@ from_record(struct job *j, const char *rec)
 	if ((j->info.exit_code == 143 || j->info.exit_code == 137) && j->time_limit > 0 && j->info.start_time &&
 	    job_iso_parse(j->info.start_time, &t0) && now - t0 >= (double)j->time_limit - 1)
 		j->info.state = "TIMEOUT";
-	/* (a cancelled allocation may say so only once its steps are gone) */
+	/* (a cancelled allocation says so once its steps are gone: COMPLETING
+	 * first; one still running had only this step ended) */
 	for (i = 0; strcmp(j->info.state, "FAILED") == 0 && (j->info.exit_code == 143 || j->info.exit_code == 137) &&
-	            j->info.job_id && i < 10; i++) {
+	            j->info.job_id && i < 20; i++) {
 		alloc = alloc_state(j, j->info.job_id);
 		if (alloc && strncmp(alloc, "CANCELLED", 9) == 0)
 			j->info.state = "CANCELLED";
-		if (!alloc || !alive(alloc))
+		if (!alloc || (!alive(alloc) && strcmp(alloc, "COMPLETING") != 0))
 			break;
 		job_sleep(j, 200);
 	}

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "gen/base/hostlist.h"
 #include "gen/base/util.h"
 
 enum {
@@ -427,8 +428,9 @@ fill_row(struct job *j, const struct slurm_row *r)
 		in->start_time = job_iso(&j->arena, r->start);
 	if (r->end > 0)
 		in->end_time = job_iso(&j->arena, r->end);
+	/* Slurm's compressed list ("n[1-2]") as the node set it is */
 	if (r->nodes[0])
-		in->nodes = arena_strdup(&j->arena, r->nodes);
+		in->nodes = hostlist_join(&j->arena, arena_strdup(&j->arena, r->nodes));
 	record_times(j);
 	buf_free(&rec);
 }
@@ -477,6 +479,8 @@ ask_ctld(struct job *j, struct slurm_row *r)
 	struct buf out = {0}, err = {0};
 	int found = 0;
 
+	if (j->sched == JOB_LSF)
+		return lsf_ask(j, r);
 	if (slurm_cmd(j, argv, NULL, 1, false, &out, &err) == 0 && slurm_parse_scontrol(buf_str(&out), r) &&
 	    strcmp(r->id, j->info.job_id) == 0)
 		found = 1;

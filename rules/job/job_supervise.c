@@ -28,8 +28,8 @@
 #include "job.h"
 #include "gen/base/util.h"
 
-/* Closes every descriptor above stderr: a lock the runner holds (DIR/kunai.lock)
- * must end with the runner, not with the job. */
+/* Closes every descriptor above stderr: a lock the runner holds (its flock
+ * of DIR, or of DIR/kunai.lock) must end with the runner, not with the job. */
 static void
 close_others(void)
 {

@@ -117,6 +117,25 @@ for n in $sizes; do
 	done
 done
 
+# kunai against its peer: CloudAI's dry-run of the same campaign, 1,000
+# NcclTest entries (the tests shape) into a fresh dir, when CloudAI is
+# installed (CLOUDAI names its command; Debian does not package it)
+cloudai=${CLOUDAI:-cloudai}
+n=1000
+[ -z "$BENCH_SMOKE" ] || n=100
+if command -v "$cloudai" >/dev/null 2>&1; then
+	scenario tests "$n" >"$w/c/scenario.toml"
+	cp "$KUNAI" "$w/bin/kunai"
+	pair "rm -rf $w/out; $sync" "cd $w/c && KUNAI_DATADIR=$src $w/bin/kunai gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o $w/out" \
+		"rm -rf $w/cr; $sync" "cd $w/c && $cloudai dry-run --system-config system.toml --tests-dir tests --test-scenario scenario.toml --output-dir $w/cr"
+	row_pair "tests $n: dry run" time "CloudAI dry-run" -
+	row_pair "tests $n: dry run, memory" mem "CloudAI dry-run" -
+	rm -rf "$w/out" "$w/cr"
+else
+	printf '%-34s %s\n' "tests $n: dry run vs CloudAI" \
+		"skipped: CloudAI is not installed (no '$cloudai' command; CLOUDAI=COMMAND names one)"
+fi
+
 # At the bound: one test of as many iterations as a campaign may have runs
 # ($KUNAI_MAX_RUNS, default 250,000: kunai gen's message names it), and the
 # chain shape of that many runs (tests of 100 iterations, each after the

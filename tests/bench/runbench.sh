@@ -2,10 +2,15 @@
 # runbench: what `kunai job` costs, on graphs that kunai gen writes with the
 # source tree's rules; each peer is a bare ninja file derived from the same
 # build.ninja (`build STAMP: RULE SCRIPT` per run, a log of its own).
-# 1. Standalone: N runs of Sleep 0 (N test ids) through `ninja -j 2 run`,
+# 1. Standalone: N runs of Sleep 0 (N test ids) through `ninja -j 1 run`,
 #    against ninja running the plain command (`sleep 0 && touch $out`) for
-#    the same runs: per-run overhead, goal <= 2 ms, as wall time at -j 2
-#    (times 2) and as CPU time (every process; steady under load).
+#    the same runs: per-run overhead, goal <= 2 ms, as wall time and as CPU
+#    time (every process; steadier under load). Measured where build dirs
+#    live: on the file system of the tree `make bench` runs in (a dir in
+#    RUNBENCH_DIR, default tests/bench), and again on tmpfs (/dev/shm) when
+#    there is one.
+#    Between turns what the runs wrote is moved aside (see `standalone`);
+#    RUNBENCH_CLEAN=delete deletes it instead.
 # 2. Slurm (root and Slurm's tools, else skipped; never in a smoke run): S
 #    jobs of BashCmd true, all waiting at once, on tests/slurm/start's cluster
 #    (SLURM_LOCAL_PORT, SLURM_LOCAL_CPUS=S lets them all run): scheduler
@@ -51,32 +56,70 @@ bare() {
 
 header
 # ---- 1. standalone ----------------------------------------------------------------
-campaign "$w/sa" standalone 2 'name = "t"
+sleep_test='name = "t"
 description = "sleep 0"
 test_template_name = "Sleep"
 [cmd_args]
-seconds = 0' "$n"
-gen "$w/sa" "$w/sa/k"
-gen "$w/sa" "$w/sa/b"
-bare "$w/sa/b" 'sleep 0 && touch $out'
-# each turn runs every run for the first time: what a run wrote (its records,
-# outputs and stamp) goes, so that kunai does not archive an attempt the
-# plain rule has no counterpart for
-unstamp='find $w/sa/k $w/sa/b -name kunai.stamp -delete; for d in $w/sa/k/t*/0; do rm -rf "$d"/job.json "$d"/stdout.txt "$d"/stderr.txt "$d"/kunai.* "$d"/attempt-*; done'
-MEASURE_CPU=1
-pair "$unstamp" "ninja -C $w/sa/k -j 2 run" "$unstamp" "ninja -C $w/sa/b -j 2 -f bare.ninja"
-MEASURE_CPU=
-row_pair "standalone $n runs, -j 2" time "ninja + plain rule" -
-# per_run COLUMN SCALE: the median over the turns of (kunai - plain) *
-# SCALE / n, in ms
+seconds = 0'
+# per_run COLUMN: the median over the turns of (kunai - plain) / n, in ms
 per_run() {
-	paste -d' ' "$w/a" "$w/b" | awk -v n="$n" -v c="$1" -v s="$2" '{ print ($c - $(c + 3)) * s * 1000 / n }' | sort -g |
+	paste -d' ' "$w/a" "$w/b" | awk -v n="$n" -v c="$1" '{ print ($c - $(c + 3)) * 1000 / n }' | sort -g |
 		awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-# wall time at -j 2, times 2: what a run adds on a quiet 2-core machine
-row_value "standalone: kunai per run, -j 2" "$(per_run 1 2)" ms 2 "over ninja + plain rule"
-# CPU time (user + system, every process): what load hardly disturbs
-row_value "standalone: kunai CPU per run" "$(per_run 3 1)" ms 2 "over ninja + plain rule"
+# aside: moves what the runs of $d/sa wrote to $d/old/TURN (deletes it
+# with RUNBENCH_CLEAN=delete)
+aside() {
+	turn=$((turn + 1))
+	if [ "${RUNBENCH_CLEAN:-}" = delete ]; then
+		find "$d/sa/k" "$d/sa/b" -path '*/t*/0/*' \( -name job.json -o -name stdout.txt -o -name stderr.txt \
+			-o -name 'kunai.*' -o -name 'attempt-*' \) -prune -exec rm -rf {} +
+		return
+	fi
+	for r in "$d"/sa/k/t*/0 "$d"/sa/b/t*/0; do
+		set --
+		for f in "$r"/job.json "$r"/stdout.txt "$r"/stderr.txt "$r"/kunai.* "$r"/attempt-*; do
+			[ ! -e "$f" ] || set -- "$@" "$f"
+		done
+		[ $# -eq 0 ] && continue
+		o=$d/old/$turn/${r#"$d"/sa/}
+		mkdir -p "$o" && mv "$@" "$o/" || return 1
+	done
+}
+# standalone DIR LABEL: the pair of builds in campaigns under DIR (removed
+# after), and its rows. Each turn runs every run for the first time: what
+# a run wrote (its records, outputs and stamp) goes, so that kunai does not
+# archive an attempt the plain rule has no counterpart for. It is moved
+# aside, not deleted until the end: ext4 without a journal skips, for each
+# inode it allocates, every inode freed in the last minute or more (a scan
+# from the start of the block group), so the previous turn's thousand
+# deleted files would make every file that either side creates cost more
+# than any in a campaign that deletes nothing.
+standalone() {
+	d=$1
+	campaign "$d/sa" standalone 2 "$sleep_test" "$n"
+	gen "$d/sa" "$d/sa/k"
+	gen "$d/sa" "$d/sa/b"
+	bare "$d/sa/b" 'sleep 0 && touch $out'
+	turn=0
+	MEASURE_CPU=1
+	pair aside "ninja -C $d/sa/k -j 1 run" aside "ninja -C $d/sa/b -j 1 -f bare.ninja"
+	MEASURE_CPU=
+	row_pair "standalone $n runs, -j 1, $2" time "ninja + plain rule" -
+	row_value "standalone: kunai per run, $2" "$(per_run 1)" ms 2 "over ninja + plain rule (wall)"
+	row_value "standalone: kunai CPU per run, $2" "$(per_run 3)" ms 2 "over ninja + plain rule"
+	rm -rf "$d"
+}
+disk=${RUNBENCH_DIR:-$src/tests/bench}
+mkdir -p "$disk" || bench_fail "cannot make $disk"
+sa_disk=$(mktemp -d "$disk/.runbench.XXXXXX") || bench_fail "cannot make a dir in $disk"
+trap 'rm -rf "$bench_tmp" "$sa_disk" ${sa_tmpfs:+"$sa_tmpfs"}' EXIT
+standalone "$sa_disk" "disk"
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+	sa_tmpfs=$(mktemp -d /dev/shm/kunai-runbench.XXXXXX) || bench_fail "cannot make a dir in /dev/shm"
+	standalone "$sa_tmpfs" tmpfs
+else
+	echo "standalone on tmpfs: skipped (no tmpfs at /dev/shm)"
+fi
 
 # ---- 2. Slurm ----------------------------------------------------------------------
 [ "${RUNBENCH_SLURM:-yes}" != no ] || exit 0

@@ -3,7 +3,9 @@
  * and fleet_grade on a campaign built in memory. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tap.h"
 #include "reports/fleet.h"
@@ -147,10 +149,72 @@ grade(void)
 	arena_free(&a);
 }
 
+/* run 4 of the slow campaign measured again beside gpu-node-01: at
+ * again_self against the peer's 483 */
+static void
+again_campaign(struct arena *a, const char *root, struct plan *p, struct summary *s, struct fleet *f,
+               const char *job, const char *outcome, double again_self)
+{
+	static const double slow[] = {483.1, 480.2, 485.0, 483.1, 289.9, 483.1, 480.2, 485.0};
+	struct metric self = {"max_busbw", again_self, "GB/s", NULL, -1, NULL, -1, NULL, CHECK_NONE, NULL};
+	struct metric peer = {"max_busbw", 483.0, "GB/s", NULL, -1, NULL, -1, NULL, CHECK_NONE, NULL};
+	struct fleet_again_record e = {"42", "gpu-node-05", "gpu-node-01", outcome, "passed", &self, &peer, 1, 1};
+	char *d = arena_printf(a, "%s/ar-4", root);
+
+	mkdir(d, 0777);
+	mkdir(arena_printf(a, "%s/0", d), 0777);
+	ok(fleet_again_write(root, "ar-4/0", &e), "again.json written");
+	campaign(a, p, s, slow, 8);
+	s->root = root;
+	s->runs[4].job_id = job;
+	fleet_grade(a, p, s, f);
+}
+
+static void
+again(void)
+{
+	struct arena a = {0};
+	struct plan p;
+	struct summary s;
+	struct fleet f;
+	struct buf b = {0};
+	char root[] = "/tmp/kunai-fleet-test-XXXXXX";
+
+	if (!mkdtemp(root)) {
+		ok(false, "mkdtemp");
+		return;
+	}
+	again_campaign(&a, root, &p, &s, &f, "42", "passed", 280.0);
+	fleet_verdict_line(&f, &b);
+	ok(f.n_drain == 1 && s.runs[4].outcome == OUTCOME_SUSPECT &&
+	   !strcmp(b.data, "Drain: gpu-node-05 (nccl max_busbw 40% below peers, reproduced 2 of 2: 42% worse than "
+	                   "gpu-node-01 side by side); healthy: 7 nodes"),
+	   "42%% worse again beside a peer: reproduced, drained, and it says so (%s)", b.data);
+	again_campaign(&a, root, &p, &s, &f, "42", "passed", 470.0);
+	b.len = 0;
+	fleet_verdict_line(&f, &b);
+	ok(f.n_drain == 0 && f.n_healthy == 8 && s.runs[4].outcome == OUTCOME_PASSED && !fleet_run_flagged(&f, 4),
+	   "3%% worse again: not reproduced; not suspect, nothing drained (%s)", b.data);
+	ok(f.n_notes == 1 && !strcmp(f.notes[0], "gpu-node-05: nccl max_busbw 40% below peers, then 3% below "
+	                                         "gpu-node-01 measured again side by side: not reproduced, not drained"),
+	   "the note says why (%s)", f.n_notes ? f.notes[0] : "");
+	again_campaign(&a, root, &p, &s, &f, "43", "passed", 470.0);
+	ok(f.n_drain == 1 && s.runs[4].outcome == OUTCOME_SUSPECT, "again.json of an earlier job: measured once, drained");
+	again_campaign(&a, root, &p, &s, &f, "42", "failed", 0);
+	ok(f.n_drain == 1 && strstr(f.nodes[0].why[0], "reproduced 2 of 2: failed again where gpu-node-01 passed"),
+	   "failed again where the peer passed: reproduced (%s)", f.nodes[0].why[0]);
+	b.len = 0;
+	buf_printf(&b, "rm -rf '%s'", root);
+	ok(system(b.data) == 0, "cleaned up");
+	buf_free(&b);
+	arena_free(&a);
+}
+
 int
 main(void)
 {
 	stats();
 	grade();
+	again();
 	return tap_done();
 }

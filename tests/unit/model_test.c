@@ -10,6 +10,7 @@
 #include "tap.h"
 #include "gen/toml/toml.h"
 #include "gen/base/util.h"
+#include "gen/base/hostlist.h"
 
 static void
 test_parse_time(void)
@@ -166,6 +167,46 @@ test_hostlist(void)
 	arena_free(&a);
 }
 
+/* Node lists as Slurm writes them (job.json, sacct, SLURM_JOB_NODELIST):
+ * one node set, Slurm's padding rule, counted in nodes. */
+static void
+test_hostlist_join(void)
+{
+	static const struct {
+		const char *spec, *want;
+		size_t count;
+	} cases[] = {
+		{"n1", "n1", 1},
+		{"n[1-2]", "n1,n2", 2},
+		{"n[1,4]", "n1,n4", 2},
+		{"gpu-[01-03,07]", "gpu-01,gpu-02,gpu-03,gpu-07", 4},
+		{"n[1-2]-ib", "n1-ib,n2-ib", 2},
+		{"a[1-2]b[3-4]", "a1b3,a1b4,a2b3,a2b4", 4},
+		{"n[8-10]", "n8,n9,n10", 3},      /* Slurm pads to the width of the start */
+		{"n[08-10]", "n08,n09,n10", 3},
+		{"n[001-002],m3", "n001,n002,m3", 3},
+		{"n[1-2],n2,n1", "n1,n2", 2},      /* a set: each node once */
+		{"b,a,b", "b,a", 2},
+		{"n[1-3", "n[1-3", 1},             /* no hostlist: one node, kept as written */
+		{"(null)x", "(null)x", 1},
+	};
+	struct arena a = {0};
+	const char *got;
+	size_t i;
+
+	for (i = 0; i < LEN(cases); i++) {
+		got = hostlist_join(&a, cases[i].spec);
+		ok(got && strcmp(got, cases[i].want) == 0, "hostlist_join \"%s\" -> \"%s\"", cases[i].spec,
+		   got ? got : "(NULL)");
+		ok(hostlist_count(cases[i].spec) == cases[i].count, "hostlist_count \"%s\" = %zu (got %zu)",
+		   cases[i].spec, cases[i].count, hostlist_count(cases[i].spec));
+	}
+	ok(hostlist_join(&a, NULL) == NULL && hostlist_join(&a, "") == NULL, "no list joins to NULL");
+	ok(hostlist_count(NULL) == 0 && hostlist_count("") == 0, "no list has no nodes");
+	ok(hostlist_count("n[1-5000]") == 5000, "a large range counts its nodes");
+	arena_free(&a);
+}
+
 static void
 test_suggest(void)
 {
@@ -313,6 +354,7 @@ main(void)
 	test_parse_time();
 	test_format_time();
 	test_hostlist();
+	test_hostlist_join();
 	test_suggest();
 	test_float();
 	test_overrides();

@@ -359,9 +359,14 @@ test_hooks_and_quoting(struct campaign *c)
 	ok(strstr(s, "/Users") == NULL && strstr(s, "/opt/cloudai/output") == NULL && strstr(s, "/home/") == NULL,
 	   "no absolute build path");
 	script_env(r, &b);
-	ok(strcmp(buf_str(&b), "export A=\"x y $HOME 'q'\"\nexport B=\"`id` $(id) \\\"q\\\"\"\n"
+	ok(strcmp(buf_str(&b), "export A=\"x y $HOME 'q'\"\n"
+	                       "[ \"${KUNAI_ENV_RUN-}\" = Tests.sleep/0 ] || export B=\"`id` $(id) \\\"q\\\"\"\n"
 	                       "export CUDA_VISIBLE_DEVICES=\"0,1\"\n") == 0,
-	   "env_vars.sh: export K=\"V\" by the same rule as the script's exports");
+	   "env_vars.sh: export K=\"V\" by the same rule as the script's exports, "
+	   "a value that runs a command unless the job script computed it");
+	ok(has_line(s, "export KUNAI_ENV_RUN=Tests.sleep/0") &&
+	       strstr(s, "export KUNAI_ENV_RUN=Tests.sleep/0\n") > strstr(s, "export CUDA_VISIBLE_DEVICES=0,1\n"),
+	   "the job script says it computed them, after its exports");
 	b.len = 0;
 
 	ok(script_standalone(&A, r, &h, &b), "script_standalone");
@@ -563,6 +568,12 @@ test_live(void)
 		ok(strcmp(buf_str(&b), t[i].body) == 0, "sh_live_body '%s' -> %s", t[i].in, buf_str(&b));
 	}
 	ok(sh_is_live("a`b") && sh_is_live("$") && !sh_is_live("a b'\"\\"), "sh_is_live");
+	ok(sh_live_computes("$(id)") && sh_live_computes("x`id`") && sh_live_computes("${X:-$(id)}") &&
+	   sh_live_computes("$((1+1))") && sh_live_computes("\\ $(id)"),
+	   "sh_live_computes: $(...), backquotes, inside ${...}, after a lone backslash");
+	/* as sh_live_body reads \\$: a literal backslash, then an escaped $ */
+	ok(!sh_live_computes("$HOME ${X} \\$(id) \\`id\\` \\\\$(id) $") && !sh_live_computes(""),
+	   "sh_live_computes: names, escaped $( and backquotes are no command");
 	buf_free(&b);
 }
 

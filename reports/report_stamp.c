@@ -1,0 +1,206 @@
+/* report_stamp.c: root/.kunai/report.stamp, the mark of kunai report's last
+ * complete report. Its mtime is the time of that report, its text the
+ * grading that made it (every workload's grader version and kunai's, which
+ * the runs' files alone would not tell) and what it concluded (the lines
+ * kunai report prints, whether --check fails): when nothing changed since,
+ * kunai report answers from it, with a stat of each run's files and not one
+ * report.json read. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "reports/report_stamp.h"
+#include "gen/base/util.h"
+
+static const char *const stamp_made[] = {"report/summary.json", "report/junit.xml", "report/summary.md",
+                                         "report/csv/index.html"};
+
+bool
+report_mtime(const char *path, struct timespec *t)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	*t = st.st_mtim;
+	return true;
+}
+
+bool
+report_older(struct timespec a, struct timespec b)
+{
+	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/* The stamp's first line: this kunai's grading. */
+static void
+stamp_head(struct buf *out)
+{
+	buf_printf(out, "kunai report: grading %016llx\n", grade_identity());
+}
+
+/* Appends s as one line (a newline in it, from a node's name, say, as a
+ * space: the stamp is read line by line). */
+static void
+put_line(struct buf *out, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && s[i]; i++)
+		buf_push(out, s[i] == '\n' ? " " : &s[i], 1);
+	buf_puts(out, "\n");
+}
+
+bool
+report_stamp_read(const char *root, struct timespec *t, struct stamp_result *res)
+{
+	struct buf path = {0}, have = {0}, want = {0};
+	struct timespec m;
+	const char *line[5];
+	char *p, *nl;
+	size_t i, n = 0;
+	bool ok;
+
+	memset(res, 0, sizeof(*res));
+	buf_printf(&path, "%s/.kunai/report.stamp", root);
+	stamp_head(&want);
+	ok = report_mtime(path.data, t) && read_file_max(path.data, &have, 1 << 20, "report stamp") &&
+	     have.len >= want.len && memcmp(have.data, want.data, want.len) == 0;
+	for (i = 0; i < LEN(stamp_made) && ok; i++) {
+		path.len = 0;
+		buf_printf(&path, "%s/%s", root, stamp_made[i]);
+		ok = report_mtime(path.data, &m) && !report_older(*t, m);
+	}
+	/* "fail 0|1", then the paths, counts, note and verdict lines */
+	for (p = ok ? have.data + want.len : NULL; p && n < LEN(line) && (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = '\0';
+		line[n++] = p;
+	}
+	ok = ok && n == LEN(line) && (strcmp(line[0], "fail 0") == 0 || strcmp(line[0], "fail 1") == 0);
+	if (ok) {
+		res->fail = line[0][5] == '1';
+		res->paths = xstrdup(line[1]);
+		res->counts = xstrdup(line[2]);
+		res->note = line[3][0] ? xstrdup(line[3]) : NULL;
+		res->verdict = xstrdup(line[4]);
+	}
+	buf_free(&path);
+	buf_free(&have);
+	buf_free(&want);
+	return ok;
+}
+
+void
+report_stamp_free(struct stamp_result *res)
+{
+	free(res->paths);
+	free(res->counts);
+	free(res->note);
+	free(res->verdict);
+	memset(res, 0, sizeof(*res));
+}
+
+bool
+report_fresh(const char *root, const struct plan *p, struct timespec plan_t, struct timespec stamp_t)
+{
+	struct buf path = {0};
+	struct timespec rep, t;
+	size_t i, dir;
+	bool fresh = true;
+
+	for (i = 0; i < p->n_runs && fresh; i++) {
+		path.len = 0;
+		buf_printf(&path, "%s/%s/", root, p->runs[i].dir);
+		dir = path.len;
+		buf_puts(&path, "report.json");
+		/* made before the stamp, after kunai.json */
+		fresh = report_mtime(path.data, &rep) && report_older(rep, stamp_t) && !report_older(rep, plan_t);
+		path.len = dir;
+		buf_puts(&path, "job.json");
+		if (fresh && report_mtime(path.data, &t))
+			fresh = !report_older(rep, t);
+		else if (fresh) {
+			/* never run when the stamp was made, and nothing made or
+			 * removed in its dir since (a job.json removed, say) */
+			path.len = dir;
+			buf_puts(&path, ".");
+			fresh = report_mtime(path.data, &t) && report_older(t, stamp_t);
+		}
+		path.len = dir;
+		buf_puts(&path, "stdout.txt");
+		if (fresh && report_mtime(path.data, &t))
+			fresh = !report_older(rep, t);
+	}
+	buf_free(&path);
+	return fresh;
+}
+
+/* Is every run's report.json still the file read (seen[i]: a writer's
+ * rename makes a new inode)? */
+static bool
+unchanged(const char *root, const struct plan *p, const struct stat *seen)
+{
+	struct buf path = {0};
+	struct stat st;
+	size_t i;
+	bool same = true;
+
+	for (i = 0; i < p->n_runs && same; i++) {
+		path.len = 0;
+		buf_printf(&path, "%s/%s/report.json", root, p->runs[i].dir);
+		same = stat(path.data, &st) == 0 ? st.st_ino == seen[i].st_ino && st.st_dev == seen[i].st_dev &&
+		                                      !report_older(st.st_mtim, seen[i].st_mtim) &&
+		                                      !report_older(seen[i].st_mtim, st.st_mtim)
+		                                : !seen[i].st_ino;
+	}
+	buf_free(&path);
+	return same;
+}
+
+bool
+report_stamp_write(const char *root, const struct plan *p, const struct stat *seen, struct timespec latest,
+                   const struct stamp_result *res)
+{
+	struct timespec tick = {0, 1000000};
+	struct buf path = {0}, text = {0};
+	struct stat st;
+	int fd = -1, i;
+	bool ok, made, past = false;
+
+	buf_printf(&path, "%s/.kunai", root);
+	if (make_dir(path.data, &made)) {
+		buf_puts(&path, "/report.stamp");
+		fd = open(path.data, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	}
+	ok = fd >= 0;
+	stamp_head(&text);
+	buf_printf(&text, "fail %d\n", res->fail ? 1 : 0);
+	put_line(&text, res->paths);
+	put_line(&text, res->counts);
+	put_line(&text, res->note);
+	put_line(&text, res->verdict);
+	ok = ok && write(fd, text.data, text.len) == (ssize_t)text.len;
+	for (i = 0; ok && !past && i < 100; i++) {
+		ok = futimens(fd, NULL) == 0 && fstat(fd, &st) == 0;
+		past = ok && report_older(latest, st.st_mtim);
+		if (ok && !past)
+			nanosleep(&tick, NULL);
+	}
+	if (!ok)
+		warn("%s:", path.data);
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		warn("%s:", path.data);
+		ok = false;
+	}
+	if (ok && (!past || !unchanged(root, p, seen)))
+		unlink(path.data);
+	buf_free(&path);
+	buf_free(&text);
+	return ok;
+}

@@ -1,0 +1,42 @@
+/* report_stamp.h: the mark of kunai report's last complete report
+ * (report_stamp.c), for report.c. */
+#ifndef KUNAI_REPORT_STAMP_H
+#define KUNAI_REPORT_STAMP_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <time.h>
+
+struct plan;
+
+/* What a complete report concluded, as kunai report prints it: the lines
+ * of summary_paths, count_line, summary_note (NULL: none) and the fleet
+ * verdict, and whether --check fails (without --history). */
+struct stamp_result {
+	bool fail;
+	char *paths, *counts, *note, *verdict;
+};
+
+/* Reads path's mtime. Returns false when it cannot be stat'ed. */
+bool report_mtime(const char *path, struct timespec *t);
+/* Is a before b? */
+bool report_older(struct timespec a, struct timespec b);
+/* The time (*t) and result (*res, report_stamp_free) of the last complete
+ * report in root: false when there is none, its outputs are not all there
+ * or newer, or it was made by a kunai that grades otherwise. */
+bool report_stamp_read(const char *root, struct timespec *t, struct stamp_result *res);
+void report_stamp_free(struct stamp_result *res);
+/* Is every run's report.json as the last complete report (stamp_t) found
+ * it: made before it and after kunai.json (plan_t), and not older than the
+ * run's job.json and stdout.txt (a run without job.json: no file made or
+ * removed in its dir since)? A stat of each, no file read. */
+bool report_fresh(const char *root, const struct plan *p, struct timespec plan_t, struct timespec stamp_t);
+/* Marks a complete report whose result is res: the stamp's mtime is now,
+ * once the clock (coarse on most filesystems) is past latest, the newest
+ * report.json it covers, and when no report.json changed meanwhile (seen[i]:
+ * run i's, as read; a runner shares the lock); else there is no stamp, and
+ * the next report makes every output again. Returns false after reporting. */
+bool report_stamp_write(const char *root, const struct plan *p, const struct stat *seen, struct timespec latest,
+                        const struct stamp_result *res);
+
+#endif
