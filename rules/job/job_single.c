@@ -170,7 +170,6 @@ from_record(struct job *j, const char *rec)
 {
 	double t0, now = job_now();
 	const char *alloc;
-	int i;
 
 	j->info.exit_code = atoi(rec);
 	j->info.has_exit_code = true;
@@ -178,16 +177,18 @@ from_record(struct job *j, const char *rec)
 	if ((j->info.exit_code == 143 || j->info.exit_code == 137) && j->time_limit > 0 && j->info.start_time &&
 	    job_iso_parse(j->info.start_time, &t0) && now - t0 >= (double)j->time_limit - 1)
 		j->info.state = "TIMEOUT";
-	/* (a cancelled allocation says so once its steps are gone: COMPLETING
-	 * first; one still running had only this step ended) */
-	for (i = 0; strcmp(j->info.state, "FAILED") == 0 && (j->info.exit_code == 143 || j->info.exit_code == 137) &&
-	            j->info.job_id && i < 20; i++) {
-		alloc = alloc_state(j, j->info.job_id);
-		if (alloc && strncmp(alloc, "CANCELLED", 9) == 0)
+	/* TERM or KILL with the allocation ending (COMPLETING, CANCELLED or
+	 * already gone: squeue keeps no ended job without accounting) and the
+	 * run's own limit not reached: the allocation was scancelled (which
+	 * ends it in slurmctld before any step is signalled). One still
+	 * running had only this step ended: a failure; squeue not answering
+	 * tells nothing. */
+	if (strcmp(j->info.state, "FAILED") == 0 && (j->info.exit_code == 143 || j->info.exit_code == 137) &&
+	    j->info.job_id && (alloc = alloc_state(j, j->info.job_id))) {
+		if (strcmp(alloc, "TIMEOUT") == 0)
+			j->info.state = "TIMEOUT";
+		else if (!*alloc || strncmp(alloc, "CANCELLED", 9) == 0 || strcmp(alloc, "COMPLETING") == 0)
 			j->info.state = "CANCELLED";
-		if (!alloc || (!alive(alloc) && strcmp(alloc, "COMPLETING") != 0))
-			break;
-		job_sleep(j, 200);
 	}
 	j->info.end_time = job_iso(&j->arena, now);
 }
