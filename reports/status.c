@@ -18,6 +18,7 @@
 
 #include "report.h"
 #include "gen/base/escape.h"
+#include "gen/base/hostlist.h"
 #include "gen/base/util.h"
 
 struct row {
@@ -364,14 +365,14 @@ print_phases(struct arena *a, const char *dir)
 static void
 print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 {
-	static const char *const head[] = {"ID", "ITER", "STATE", "JOB", "ELAPSED"};
-	const char *(*cells)[5] = arena_alloc(a, (n + 1) * sizeof(*cells));
-	size_t w[5], i, c, counts[OUTCOME_COUNT] = {0}, live = 0, ended = 0;
+	static const char *const head[] = {"ID", "ITER", "STATE", "JOB", "ELAPSED", "NODES"};
+	const char *(*cells)[6] = arena_alloc(a, (n + 1) * sizeof(*cells));
+	size_t w[6], i, c, counts[OUTCOME_COUNT] = {0}, live = 0, ended = 0;
 	double now = (double)time(NULL);
 	struct buf line = {0};
 	char tmp[64];
 
-	for (c = 0; c < 5; c++)
+	for (c = 0; c < 6; c++)
 		w[c] = strlen(head[c]);
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
@@ -385,7 +386,9 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 		cells[i][3] = r->rep.job_id ? r->rep.job_id : "-";
 		elapsed(tmp, sizeof(tmp), row_elapsed(r, now));
 		cells[i][4] = arena_strdup(a, tmp);
-		for (c = 0; c < 5; c++)
+		/* every node of the run, written short as Slurm does (n[1-4]) */
+		cells[i][5] = r->rep.nodes ? hostlist_compress(a, r->rep.nodes) : "-";
+		for (c = 0; c < 6; c++)
 			if (strlen(cells[i][c]) > w[c])
 				w[c] = strlen(cells[i][c]);
 	}
@@ -395,14 +398,15 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 			printf(" %s", p->presets[i]);
 		printf("\n");
 	}
-	printf("%-*s  %-*s  %-*s  %-*s  %-*s  REASON\n", (int)w[0], head[0], (int)w[1], head[1], (int)w[2],
-	       head[2], (int)w[3], head[3], (int)w[4], head[4]);
+	printf("%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  REASON\n", (int)w[0], head[0], (int)w[1], head[1], (int)w[2],
+	       head[2], (int)w[3], head[3], (int)w[4], head[4], (int)w[5], head[5]);
 	for (i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		const char *reason = r->live || !r->rep.reason ? "" : r->rep.reason;
 		line.len = 0;
-		buf_printf(&line, "%-*s  %-*s  %-*s  %-*s  %-*s  %s", (int)w[0], cells[i][0], (int)w[1], cells[i][1],
-		           (int)w[2], cells[i][2], (int)w[3], cells[i][3], (int)w[4], cells[i][4], reason);
+		buf_printf(&line, "%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s", (int)w[0], cells[i][0], (int)w[1], cells[i][1],
+		           (int)w[2], cells[i][2], (int)w[3], cells[i][3], (int)w[4], cells[i][4], (int)w[5], cells[i][5],
+		           reason);
 		while (line.len && line.data[line.len - 1] == ' ')
 			line.data[--line.len] = '\0';
 		puts(term_text(line.data));

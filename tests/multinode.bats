@@ -72,6 +72,16 @@ teardown() {
 
 q() { "$Q" "$@"; }
 
+# the job steps still running on the nodes: "PID ARGS" of every `sleep` there
+steps() {
+	local n p
+	for n in n1 n2 n3 n4; do
+		for p in $(ip netns pids "kunai-$((CLUSTER_PORT % 100000))-$n" 2>/dev/null); do
+			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep '^sleep ' | sed "s/^/$p /"
+		done
+	done
+}
+
 scenario() { printf '%s\n' "$1" >"$C/scenario.toml"; }
 
 kunai_run() {
@@ -161,7 +171,12 @@ nodes = ["debug:back:2"]'
 	[ "$(cat "$B/excl/0/where.txt" | tr '\n' ' ')" = "n2 n3 n4 " ]
 	[ "$(jf "$B/group/0/job.json" nodes)" = "n3,n4" ]
 	[ "$(cat "$B/group/0/where.txt" | tr '\n' ' ')" = "n3 n4 " ]
-	# the report names every node of every run
+	# kunai status and the report name every node of every run
+	run -0 "$KUNAI" status "$B"
+	[[ "${lines[0]}" == "ID "*"ELAPSED"*"NODES"*"REASON" ]]
+	printf '%s\n' "$output" | grep -Eq '^pinned +0 +passed +[0-9]+ +[0-9]+s +n\[2-3\]$' || { echo "$output"; false; }
+	printf '%s\n' "$output" | grep -Eq '^excl +0 +passed +[0-9]+ +[0-9]+s +n\[2-4\]$' || { echo "$output"; false; }
+	printf '%s\n' "$output" | grep -Eq '^group +0 +passed +[0-9]+ +[0-9]+s +n\[3-4\]$' || { echo "$output"; false; }
 	[ "$(q "$B/report/summary.json" runs.0.nodes)" = "n2,n3" ]
 	[ "$(q "$B/report/summary.json" runs.1.nodes)" = "n2,n3,n4" ]
 	[ "$(q "$B/report/summary.json" runs.2.nodes)" = "n3,n4" ]
@@ -217,8 +232,12 @@ num_nodes = 2'
 		sleep 0.25
 	done
 	[ -z "$(squeue -h -j "$ids" 2>/dev/null)" ] || { squeue -j "$ids"; false; }
-	# no step left on any node
-	! pgrep -f 'sleep 300$' >/dev/null || { pgrep -af 'sleep 300$'; false; }
+	# no step left on any node (the processes in the nodes' network namespaces)
+	for i in $(seq 20); do
+		[ -z "$(steps)" ] && break
+		sleep 0.25
+	done
+	[ -z "$(steps)" ] || { steps; false; }
 }
 
 @test "a node failing under a 2-node job: NODE_FAIL, retried on other nodes, and the report says so" {

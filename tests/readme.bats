@@ -2,7 +2,8 @@
 bats_require_minimum_version 1.5.0
 # README.md's first campaign, as a newcomer copies it: the three TOML files
 # from its code blocks, then the commands it shows, in a fresh folder.
-# (The README's two set-up commands are run by .ci/run, exactly as written.)
+# (The README's two set-up commands are run by .ci/run, exactly as written, in a
+# fresh Debian 12 root (.ci/fresh-root) and on the host.)
 
 setup() {
 	SRC=$PWD

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # kunai job on the standalone scheduler, end to end with the real ninja:
 # outcomes, the success check, stamps and attempts, time limits, the three
-# dependency kinds, Ctrl-C, reattaching after a killed ninja, and the lock
-# that refuses a second ninja.
+# dependency kinds, Ctrl-C, reattaching after a killed ninja, the lock
+# that refuses a second ninja and the one that queues a second kunai job.
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -422,6 +422,29 @@ test_name = "count"'
 	rm "$B/x/0/kunai.stamp"
 	run "$NINJA" -C "$B" run
 	[ "$status" -eq 0 ]
+}
+
+@test "a second kunai job on a run dir waits for the first (a flock of the dir, no lock file); a passed run's stamp is the record of its running job, so saving the final one frees no inode" {
+	gen '
+name = "o"
+[[Tests]]
+id = "a"
+test_name = "count"'
+	(cd "$B" && exec "$KUNAI" job run --scheduler standalone --workload BashCmd a/0 >"$W/first.log" 2>&1) &
+	local p=$!
+	wait_for "$B/a/0/kunai.start"
+	run bash -c 'cd "$1" && "$KUNAI" job run --scheduler standalone --workload BashCmd a/0' _ "$B"
+	wait "$p"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"kunai: a/0: another kunai job is running it; waiting for it"* ]]
+	[[ "$output" == *"kunai: a/0: passed already"* ]]
+	[ "$(cat "$B/count")" = run ]
+	[ ! -e "$B/a/0/kunai.lock" ]
+	[ "$(jf "$B/a/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/a/0/kunai.stamp" state)" = RUNNING ]
+	[ "$(jf "$B/a/0/kunai.stamp" job_id)" = "$(jf "$B/a/0/job.json" job_id)" ]
+	[ "$(stat -c %h "$B/a/0/kunai.stamp")" = 1 ] && [ "$(stat -c %h "$B/a/0/job.json")" = 1 ]
+	[ "$B/a/0/kunai.stamp" -nt "$B/a/0/run.sh" ]
 }
 
 @test "kunai job: usage errors, unknown workload, the kubernetes backend" {

@@ -246,3 +246,77 @@ hostlist_count(const char *spec)
 	return n;
 }
 
+
+/* name as prefix, number (its last run of digits) and suffix; false when it
+ * has no digits or too many */
+static bool
+split_name(const char *name, size_t *pre, size_t *digits, long *num)
+{
+	size_t n = strlen(name), e = n, b;
+	const char *q;
+
+	while (e > 0 && !isdigit((unsigned char)name[e - 1]))
+		e--;
+	for (b = e; b > 0 && isdigit((unsigned char)name[b - 1]); b--)
+		;
+	if (e == 0 || e - b > 9)
+		return false;
+	q = name + b;
+	*num = util_digits(&q);
+	*pre = b;
+	*digits = e - b;
+	return *num >= 0;
+}
+
+const char *
+hostlist_compress(struct arena *a, const char *list)
+{
+	const char *all = hostlist_join(a, list), *p, *e, *r;
+	const char **v = NULL;
+	size_t n = 0, cap = 0, i, j, k, start, *pre, *dig;
+	long *num;
+	bool *ok;
+	struct buf b = {0};
+
+	if (!all || !strchr(all, ','))
+		return all;
+	for (p = all; p; p = e ? e + 1 : NULL) {
+		e = strchr(p, ',');
+		v = arena_reserve(a, v, n, n + 1, &cap, sizeof(*v));
+		v[n++] = e ? arena_strndup(a, p, (size_t)(e - p)) : p;
+	}
+	pre = arena_alloc(a, n * sizeof(*pre));
+	dig = arena_alloc(a, n * sizeof(*dig));
+	num = arena_alloc(a, n * sizeof(*num));
+	ok = arena_alloc(a, n * sizeof(*ok));
+	for (i = 0; i < n; i++)
+		ok[i] = split_name(v[i], &pre[i], &dig[i], &num[i]);
+	for (i = 0; i < n; i = j) {
+		if (b.len)
+			buf_putc(&b, ',');
+		/* the names after it with the same prefix, width and suffix */
+		for (j = i + 1; ok[i] && j < n && ok[j] && pre[j] == pre[i] && dig[j] == dig[i] &&
+		                !strncmp(v[j], v[i], pre[i]) && !strcmp(v[j] + pre[j] + dig[j], v[i] + pre[i] + dig[i]);
+		     j++)
+			;
+		if (j == i + 1) {
+			buf_puts(&b, v[i]);
+			continue;
+		}
+		buf_push(&b, v[i], pre[i]);
+		buf_putc(&b, '[');
+		for (k = i; k < j; k++) {
+			start = k;
+			while (k + 1 < j && num[k + 1] == num[k] + 1)
+				k++;
+			buf_printf(&b, "%s%.*s", start > i ? "," : "", (int)dig[start], v[start] + pre[start]);
+			if (k > start)
+				buf_printf(&b, "-%.*s", (int)dig[k], v[k] + pre[k]);
+		}
+		buf_putc(&b, ']');
+		buf_puts(&b, v[i] + pre[i] + dig[i]);
+	}
+	r = arena_strdup(a, buf_str(&b));
+	buf_free(&b);
+	return r;
+}

@@ -21,5 +21,9 @@ const char *hostlist_join(struct arena *a, const char *spec);
 /* The number of distinct nodes spec names (Slurm's rule, as
  * hostlist_join); 0 for NULL or "", 1 for what is no hostlist. */
 size_t hostlist_count(const char *spec);
+/* The node set of spec written short, as Slurm does: consecutive names
+ * of one prefix, width and suffix as a range ("n1,n2,n3,n5" is
+ * "n[1-3,5]"; hostlist_join reads it back), in a. NULL for NULL or "". */
+const char *hostlist_compress(struct arena *a, const char *spec);
 
 #endif

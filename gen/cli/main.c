@@ -185,7 +185,7 @@ static const struct command commands[] = {
 	{"status", cmd_status, "status BUILD_DIR",
 	 "One line per run: its outcome, or for a run under way its live state\n"
 	 "(one batched squeue for all Slurm jobs; nothing is asked when no run is\n"
-	 "live), job id and elapsed time.\n"},
+	 "live), job id, elapsed time and its nodes (n[1-3,5]).\n"},
 	{"verify-configs", cmd_verify_configs,
 	 "verify-configs [--tests-dir DIR] [--hook-dir DIR] PATH...",
 	 "Classify every TOML file under PATH (system, test or scenario) and\n"

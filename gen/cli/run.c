@@ -340,7 +340,8 @@ cmd_run(int argc, char **argv)
 	/* runs their peers flagged, measured again beside a peer before they
 	 * can drain a node; then the report again, with what they gave */
 	if (st == 0 && plan.n_runs && again_prepare(&a, dir.data, &plan, &round) > 0) {
-		printf("kunai: measuring %zu flagged run%s again, each beside a peer\n", round.n, round.n == 1 ? "" : "s");
+		printf("kunai: the verdict above is not final: measuring %zu flagged run%s again, each beside a peer\n",
+		       round.n, round.n == 1 ? "" : "s");
 		fflush(stdout);
 		/* a pair at a time: the two of a pair side by side */
 		for (k = 0; k < round.n && !stop_signal; k++) {

@@ -204,6 +204,25 @@ test_hostlist_join(void)
 	ok(hostlist_join(&a, NULL) == NULL && hostlist_join(&a, "") == NULL, "no list joins to NULL");
 	ok(hostlist_count(NULL) == 0 && hostlist_count("") == 0, "no list has no nodes");
 	ok(hostlist_count("n[1-5000]") == 5000, "a large range counts its nodes");
+	{
+		static const struct {
+			const char *list, *want;
+		} c[] = {
+			{"n1", "n1"},
+			{"n1,n2,n3,n5", "n[1-3,5]"},
+			{"gpu-01,gpu-02,gpu-03,gpu-07", "gpu-[01-03,07]"},
+			{"n1-ib,n2-ib", "n[1-2]-ib"},
+			{"n8,n9,n10", "n[8-9],n10"}, /* widths differ: Slurm's rule reads n[8-10] as these too */
+			{"a,b,n1,n2", "a,b,n[1-2]"},
+			{"n[1-2],m1", "n[1-2],m1"},
+		};
+		for (i = 0; i < LEN(c); i++) {
+			got = hostlist_compress(&a, c[i].list);
+			ok(got && !strcmp(got, c[i].want), "hostlist_compress \"%s\" -> \"%s\" (got %s)", c[i].list, c[i].want,
+			   got ? got : "NULL");
+			ok(got && !strcmp(hostlist_join(&a, got), hostlist_join(&a, c[i].list)), "and it expands back");
+		}
+	}
 	arena_free(&a);
 }
 
