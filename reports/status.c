@@ -19,6 +19,7 @@
 #include "report.h"
 #include "gen/base/escape.h"
 #include "gen/base/hostlist.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 
 struct row {
@@ -511,14 +512,18 @@ cmd_status(int argc, char **argv)
 	bool any_slurm = false, have_host;
 	char host[256];
 	size_t i;
-	int rc = 1;
+	int rc = 1, lockfd = -1;
 
 	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "kunai: status: %s\nusage: kunai status BUILD_DIR\n",
 		        argc < 2 ? "missing BUILD_DIR" : argc > 2 ? "too many arguments" : "unknown option");
 		return 2;
 	}
+	/* shared, as report: an interrupted gen is undone before kunai.json is
+	 * read (a dir without one gets no .kunai: the load says why) */
 	buf_printf(&path, "%s/kunai.json", argv[1]);
+	if (access(path.data, F_OK) == 0 && (lockfd = lock_take(argv[1], false, "status")) < 0)
+		goto done;
 	if (!json_load_plan(&a, path.data, &p))
 		goto done;
 	have_host = gethostname(host, sizeof(host)) == 0;
@@ -559,6 +564,8 @@ cmd_status(int argc, char **argv)
 	print_rows(&a, &p, rows, p.n_runs);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 done:
+	if (lockfd >= 0)
+		close(lockfd);
 	buf_free(&path);
 	buf_free(&why);
 	arena_free(&a);

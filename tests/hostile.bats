@@ -124,6 +124,13 @@ outside_kept() {
 		"$KUNAI" report "$B" --no-html >/dev/null 2>&1
 	done
 	[ -e "$B/.kunai/journal" ]
+	# kunai status too undoes it before it reads the plan
+	cp -a "$B" "$W/again"
+	run --separate-stderr "$KUNAI" status "$W/again"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"undid an interrupted kunai gen"* ]]
+	[[ "$output" == *"3 runs of s:"* ]] || { echo "$output"; false; }
+	[ ! -e "$W/again/a/3" ]
 	run --separate-stderr "$KUNAI" report "$B" --no-html
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"undid an interrupted kunai gen"* ]]
