@@ -63,6 +63,20 @@ fmt_seconds(struct buf *b, double s)
 }
 
 void
+fmt_duration(struct buf *b, double s, const char *start, const char *end)
+{
+	/* "2024-05-01T12:00:03Z": a second is all such a record can tell */
+	if (start && end && !strchr(start, '.') && !strchr(end, '.')) {
+		if (s < 1)
+			buf_puts(b, "< 1 s");
+		else
+			buf_printf(b, "%.0f s", s);
+	} else {
+		fmt_seconds(b, s);
+	}
+}
+
+void
 fmt_percent(struct buf *b, double frac)
 {
 	double p = 100 * frac;

@@ -16,6 +16,10 @@ void fmt_data(struct buf *b, double v);
 void fmt_bytes(struct buf *b, double v);
 /* Seconds: "0.39 s" below 10 s, "12.3 s" above. */
 void fmt_seconds(struct buf *b, double s);
+/* A run's duration s with the precision of its records start and end (ISO
+ * 8601): whole seconds when neither has a fraction ("4 s", "< 1 s"), else
+ * as fmt_seconds. */
+void fmt_duration(struct buf *b, double s, const char *start, const char *end);
 /* A fraction as a percentage: "38%", "0.5%" below 1%. */
 void fmt_percent(struct buf *b, double frac);
 /* v in its unit as a person reads it: bytes ("B") in binary units, a count

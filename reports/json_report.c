@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "report.h"
+#include "reports/campaign.h"
 #include "reports/fleet_json.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/json.h"
@@ -626,6 +627,8 @@ json_write_summary(const struct summary *s, struct file_out *o)
 
 	cJSON_AddStringToObject(h, "scenario", s->scenario ? s->scenario : "");
 	add_str_or_null(h, "system", s->system);
+	/* the one status every view shows (DESIGN 18) */
+	cJSON_AddStringToObject(h, "status", campaign_name(campaign_status(s)));
 	cJSON_AddNumberToObject(h, "total", (double)s->n_runs);
 	counts = cJSON_AddObjectToObject(h, "counts");
 	for (i = 0; i < OUTCOME_COUNT; i++)

@@ -16,6 +16,7 @@
 
 #include "report.h"
 #include "gen/base/escape.h"
+#include "reports/campaign.h"
 #include "reports/compare.h"
 #include "reports/fleet.h"
 #include "reports/format.h"
@@ -313,40 +314,26 @@ summary_note(const struct summary *s, struct buf *out)
 	}
 }
 
-/* "4 runs: 1 passed, 3 not-run" */
-static void
-count_line(struct buf *out, const struct summary *s)
-{
-	size_t i;
-	bool first = true;
-
-	buf_printf(out, "%zu run%s", s->n_runs, s->n_runs == 1 ? "" : "s");
-	for (i = 0; i < OUTCOME_COUNT; i++) {
-		if (!s->counts[i])
-			continue;
-		buf_printf(out, "%s%zu %s", first ? ": " : ", ", s->counts[i], outcome_name((enum outcome)i));
-		first = false;
-	}
-}
-
+/* The campaign's status first, then the verdict, then the runs, the worst
+ * first (DESIGN 18). */
 static void
 markdown(const struct summary *s, struct buf *out)
 {
-	size_t i;
+	size_t *order = campaign_order(s), i;
 
 	buf_puts(out, "# ");
 	md_text(out, s->scenario);
-	buf_puts(out, "\n\n");
+	buf_puts(out, "\n\n**");
+	campaign_line(s, out);
+	buf_puts(out, "**.\n\n");
 	summary_paths(s, out);
-	buf_puts(out, ".\n\n");
-	count_line(out, s);
 	buf_puts(out, ".\n\n");
 	if (s->fleet)
 		fleet_markdown(s->fleet, out);
 	buf_puts(out, "| id | iteration | step | outcome | time | reason |\n");
 	buf_puts(out, "| --- | ---: | ---: | --- | ---: | --- |\n");
 	for (i = 0; i < s->n_runs; i++) {
-		const struct run_report *r = &s->runs[i];
+		const struct run_report *r = &s->runs[order[i]];
 		buf_puts(out, "| ");
 		md_text(out, r->id);
 		buf_printf(out, " | %d | ", r->iteration);
@@ -354,11 +341,12 @@ markdown(const struct summary *s, struct buf *out)
 			buf_printf(out, "%d", r->step);
 		buf_printf(out, " | %s | ", outcome_name(r->outcome));
 		if (r->duration_s >= 0)
-			fmt_seconds(out, r->duration_s);
+			fmt_duration(out, r->duration_s, r->start_time, r->end_time);
 		buf_puts(out, " | ");
 		md_text(out, r->reason);
 		buf_puts(out, " |\n");
 	}
+	free(order);
 }
 
 static int
@@ -548,7 +536,8 @@ cmd_report(int argc, char **argv)
 	summary_paths(&s, &b);
 	res.paths = xstrdup(b.data);
 	b.len = 0;
-	count_line(&b, &s);
+	/* the campaign's status with the counts (DESIGN 18) */
+	campaign_line(&s, &b);
 	res.counts = xstrdup(b.data);
 	b.len = 0;
 	fleet_verdict_line(&fleet, &b);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "reports/campaign.h"
 #include "reports/fleet.h"
 #include "gen/base/util.h"
 
@@ -265,6 +266,7 @@ junit_write(const char *root, const struct plan *p, const struct summary *s, str
 {
 	struct buf *out = &o->b;
 	const struct run_report **runs = xcalloc(s->n_runs + 1, sizeof(*runs));
+	enum campaign_status status = campaign_status(s);
 	size_t t, i;
 
 	for (i = 0; i < s->n_runs; i++)
@@ -285,12 +287,16 @@ junit_write(const char *root, const struct plan *p, const struct summary *s, str
 		buf_puts(out, pt->n_runs ? ">\n" : "/>\n");
 		if (!pt->n_runs)
 			continue;
+		/* the campaign's one status (DESIGN 18), and what a pass means
+		 * here (the CPU path, no reference) */
+		buf_printf(out, "    <properties>\n      <property name=\"kunai.status\" value=\"%s\"/>\n",
+		           campaign_name(status));
 		if (s->note) {
-			/* what a pass means here (the CPU path, no reference) */
-			buf_puts(out, "    <properties>\n      <property name=\"kunai.note\"");
+			buf_puts(out, "      <property name=\"kunai.note\"");
 			attr(out, "value", s->note);
-			buf_puts(out, "/>\n    </properties>\n");
+			buf_puts(out, "/>\n");
 		}
+		buf_puts(out, "    </properties>\n");
 		for (i = 0; i < pt->n_runs; i++) {
 			testcase(out, root, runs[i]);
 			file_out_flush(o, false);

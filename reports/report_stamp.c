@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "reports/campaign.h"
 #include "reports/report_stamp.h"
 #include "gen/base/util.h"
 
@@ -57,6 +58,22 @@ put_line(struct buf *out, const char *s)
 	buf_puts(out, "\n");
 }
 
+/* Whether a stamp's counts line starts with the campaign's status (a
+ * stamp from before kunai had one is made again) */
+static bool
+has_status(const char *counts)
+{
+	const char *name;
+	int c;
+
+	for (c = CAMPAIGN_PASSED; c <= CAMPAIGN_FAILED; c++) {
+		name = campaign_name((enum campaign_status)c);
+		if (strncmp(counts, name, strlen(name)) == 0 && counts[strlen(name)] == ':')
+			return true;
+	}
+	return false;
+}
+
 bool
 report_stamp_read(const char *root, struct timespec *t, struct stamp_result *res)
 {
@@ -82,7 +99,8 @@ report_stamp_read(const char *root, struct timespec *t, struct stamp_result *res
 		*nl = '\0';
 		line[n++] = p;
 	}
-	ok = ok && n == LEN(line) && (strcmp(line[0], "fail 0") == 0 || strcmp(line[0], "fail 1") == 0);
+	ok = ok && n == LEN(line) && (strcmp(line[0], "fail 0") == 0 || strcmp(line[0], "fail 1") == 0) &&
+	     has_status(line[2]);
 	if (ok) {
 		res->fail = line[0][5] == '1';
 		res->paths = xstrdup(line[1]);

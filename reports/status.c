@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "reports/campaign.h"
 #include "gen/base/escape.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/lock.h"
@@ -369,6 +370,8 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 	static const char *const head[] = {"ID", "ITER", "STATE", "JOB", "ELAPSED", "NODES"};
 	const char *(*cells)[6] = arena_alloc(a, (n + 1) * sizeof(*cells));
 	size_t w[6], i, c, counts[OUTCOME_COUNT] = {0}, live = 0, ended = 0;
+	enum campaign_status worst = n ? CAMPAIGN_PASSED : CAMPAIGN_INCOMPLETE, one;
+	bool tty = isatty(1);
 	double now = (double)time(NULL);
 	struct buf line = {0};
 	char tmp[64];
@@ -417,7 +420,15 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 			ended++;
 		else
 			counts[r->rep.outcome]++;
+		one = r->live || r->ended ? CAMPAIGN_INCOMPLETE : campaign_of_run(r->rep.outcome, r->rep.ran_skipped);
+		if (one > worst)
+			worst = one;
 	}
+	/* the campaign's one status first, as the report's (DESIGN 18) */
+	if (tty)
+		printf("%s%s\033[0m: ", campaign_colour(worst), campaign_name(worst));
+	else
+		printf("%s: ", campaign_name(worst));
 	printf("%zu run%s of %s:", n, n == 1 ? "" : "s", p->scenario);
 	for (c = 0; c < OUTCOME_COUNT; c++)
 		if (counts[c])

@@ -10,8 +10,8 @@ setup() {
 	run "$KUNAI" --help
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "usage: kunai "* ]]
-	[[ "$output" == *"toml2json [FILE]"* ]]
-	[[ "$output" == *"help [COMMAND]"* ]]
+	[[ "$output" == *"  toml2json       a TOML file as toml-test's tagged JSON"* ]]
+	[[ "$output" == *"  help            this list, or the help of one command"* ]]
 }
 
 @test "kunai --version prints the version" {
@@ -157,4 +157,69 @@ help_commands() {
 	[ -z "$stderr" ] || { echo "$stderr"; false; }
 	[[ "$output" == *"KUNAI(1)"* ]]
 	[[ "$output" == *"EXIT STATUS"* ]]
+}
+
+@test "kunai help: the user's commands, each with a one-line description, then the internal ones apart" {
+	run -0 "$KUNAI" help
+	user=$(sed -n '/^commands:$/,/^$/p' <<<"$output" | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p')
+	internal=$(sed -n '/^internal commands/,/^$/p' <<<"$output" | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p')
+	[ "$(printf '%s\n' "$user" | head -n 1)" = run ]
+	for c in run status report dry-run gen compare export install uninstall verify-configs help; do
+		printf '%s\n' "$user" | grep -qx "$c" || { echo "not a user command: $c"; false; }
+	done
+	for c in job installable phase grade plot toml2json; do
+		printf '%s\n' "$internal" | grep -qx "$c" || { echo "not internal: $c"; false; }
+		! printf '%s\n' "$user" | grep -qx "$c"
+	done
+	# a description of at least three words on each line
+	sed -n '/^commands:$/,/^$/p' <<<"$output" | grep '^  ' | while read -r name desc; do
+		[ "$(wc -w <<<"$desc")" -ge 3 ] || { echo "$name: no description"; false; }
+	done
+}
+
+# flags_of FILE...: the --flags a parser compares its arguments with
+flags_of() {
+	grep -ho '"--[a-z][a-z-]*"' "$@" | tr -d '"' | sort -u
+}
+
+# help_flags CMD: the --flags kunai help CMD names (CloudAI's _ spellings as -)
+help_flags() {
+	"$KUNAI" help "$1" | grep -o -- '--[a-z][a-z_-]*' | tr _ - | sort -u
+}
+
+@test "kunai help CMD names every flag CMD's parser accepts, and CMD accepts every flag it names" {
+	local gen=gen/write/gen_opts.c
+	check() { # CMD PARSER-FILE...
+		local c=$1
+		shift
+		diff -u <(flags_of "$@") <(help_flags "$c") || { echo "kunai help $c and $* differ"; return 1; }
+	}
+	check gen $gen
+	check dry-run $gen
+	check install $gen
+	check uninstall $gen
+	check run $gen gen/cli/run.c
+	check report reports/report.c
+	check compare reports/compare.c
+	check export reports/export.c
+	check verify-configs gen/model/verify.c
+	check plot reports/plot/plot.c
+	check status reports/status.c
+	check job rules/job/job_args.c
+	# what the help names, the command takes: never "unknown option"
+	local c f
+	for c in gen dry-run run report compare export verify-configs; do
+		for f in $(help_flags "$c"); do
+			run "$KUNAI" "$c" "$f" x
+			[[ "$output" != *"unknown option"* ]] || { echo "kunai $c $f: $output"; false; }
+		done
+	done
+}
+
+@test "a usage error of run names run, not gen" {
+	run --separate-stderr "$KUNAI" run
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"missing --system-config"* ]]
+	[[ "$stderr" == *"usage: kunai run --system-config FILE"* ]]
+	[[ "$stderr" == *"'kunai help run'"* ]]
 }

@@ -180,6 +180,24 @@ N
 	[[ "$changed" == "$B/report/plots/2-nccl-0.svg $B/report/plots/test-nccl-"*".svg " ]]
 }
 
+@test "plots: a one-point series is a point that says its value, epochs are whole ticks, no gnuplot warning" {
+	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
+	gen
+	fabricate
+	# one GPU of one node: one value
+	job "$G/0" passed 0 '["node-002"]'
+	printf '{"workload":"gemm","path":"gpu","gpu_models":["NVIDIA H100 80GB HBM3"],"results":{"bf16":{"tflops_per_gpu":[640.5]}},"metrics":{"bf16_tflops_min":640.5},"result":"SUCCESS","failures":[],"host":"node-002"}\n[RESULT] SUCCESS\n' \
+		>"$B/$G/0/stdout.txt"
+	run -0 ninja -C "$B" report
+	[[ "$output" != *"Warning"* ]] || { echo "$output"; false; }
+	# the run's plot and the test's overlay: a point with its value, no bar
+	grep -q '>640.5</text>' "$B"/report/plots/1-*.svg
+	grep -q '>640.5</text>' "$B"/report/plots/test-gemm*.svg
+	# two epochs: ticks 1 and 2, not 1.2 ... 1.8 (the loss axis stops at 1.2)
+	grep -q '> *2</text>' "$B"/report/plots/3-train-0.svg
+	! grep -Eq '> *1\.[4-8]</text>' "$B"/report/plots/3-train-0.svg
+}
+
 @test "without gnuplot the plot says so and the build goes on" {
 	gen
 	fabricate

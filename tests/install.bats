@@ -9,6 +9,7 @@ bats_require_minimum_version 1.5.0
 setup() {
 	W=$BATS_TEST_TMPDIR
 	mkdir -p "$W/c/tests" "$W/bin"
+	command -v git >/dev/null || skip "no git (apt-get install git): the installables are git repositories made here"
 	git init -q "$W/repo"
 	(
 		cd "$W/repo"

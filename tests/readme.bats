@@ -43,11 +43,23 @@ readme_commands() {
 	grep -q 'all_reduce_perf_mpi .*--minbytes 8M --maxbytes 8G' "$f"
 	grep -q -- '--container-image=nvcr.io/nvidia/pytorch:24.02-py3' "$f"
 	# the run command is the same campaign: same flags, same build dir
-	run_cmd=$(readme_commands "./kunai run")
+	run_cmd=$(readme_commands "./kunai run" | grep -- '--tests-dir my-cluster/tests')
 	[ "${run_cmd#./kunai run}" = "${cmd#./kunai dry-run}" ]
 	# and status reads that build dir (nothing ran yet)
 	run ./kunai status results/first
 	[[ "$output" == *"nccl.1node"* ]] && [[ "$output" == *"nccl.2nodes"* ]]
+}
+
+@test "README: the campaign without containers uses only the system file, kunai's own tests and its quick preset" {
+	ln -s "$SRC/conf" conf
+	cmd=$(readme_commands "./kunai run" | grep -- '--tests-dir conf/test')
+	[ -n "$cmd" ]
+	# the same, as a dry run: every script, none with a container
+	run -0 sh -c "./kunai dry-run ${cmd#./kunai run }"
+	[[ "$output" == *"kunai: 5 runs of scenario 'acceptance' in results/smoke"* ]]
+	n=$(ls results/smoke/*/0/cloudai_sbatch_script.sh | wc -l)
+	[ "$n" -eq 5 ]
+	! grep -l -- '--container-image' results/smoke/*/0/cloudai_sbatch_script.sh
 }
 
 @test "README: make run's closing lines are the ones kunai run prints" {

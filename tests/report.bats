@@ -106,7 +106,10 @@ xpath() { xmllint --xpath "$2" "$1"; }
 	gen
 	run ninja -C "$B" report
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"kunai: 9 runs: 9 not-run"* ]]
+	[[ "$output" == *"kunai: incomplete: 9 runs: 9 not-run"* ]]
+	# one status for the campaign: nothing failed, nothing ran
+	[ "$(q "$B/report/summary.json" status)" = incomplete ]
+	grep -q '<property name="kunai.status" value="incomplete"/>' "$B/report/junit.xml"
 	[ "$(q "$B/report/summary.json" total)" = 9 ]
 	[ "$(q "$B/report/summary.json" counts.not-run)" = 9 ]
 	[ "$(q "$B/report/summary.json" runs.#)" = 9 ]
@@ -195,12 +198,13 @@ xpath() { xmllint --xpath "$2" "$1"; }
 	[ "$(printf '%s\n' "$out" | tail -n 1)" = 1000 ]
 }
 
-@test "summary.md: one table row per run, in kunai.json order" {
+@test "summary.md: the status first, one table row per run, the worst first, in kunai.json order within" {
 	gen
 	fabricate
 	"$KUNAI" report "$B" >/dev/null
 	M=$B/report/summary.md
 	head -n 1 "$M" | grep -qx '# rep'
+	[ "$(sed -n 3p "$M")" = '**failed: 9 runs: 2 passed, 1 failed, 1 timeout, 1 cancelled, 1 infra, 2 skipped, 1 not-run**.' ]
 	grep -qx '| id | iteration | step | outcome | time | reason |' "$M"
 	# the fleet verdict, then the runs' table
 	grep -qx '\*\*Drain: none; healthy: 0 nodes; inconclusive: localhost (bad failed, slow timeout, infra infra, 1 more)\*\*' "$M"
@@ -208,7 +212,40 @@ xpath() { xmllint --xpath "$2" "$1"; }
 	[ "$(sed -n '/^| id | iteration/,$p' "$M" | grep -c '^| [a-z]')" -eq 10 ]
 	grep -qx '| ok | 0 |  | passed | 2.50 s |  |' "$M"
 	grep -qx '| bad | 1 |  | skipped |  | not started: bad iteration 0 did not pass (failed) |' "$M"
-	[ "$(sed -n '/^| id | iteration/,$p' "$M" | grep '^| [a-z]' | sed 1d | cut -d' ' -f2 | tr '\n' ' ')" = "ok bad bad slow infra cancel never after nccl " ]
+	[ "$(sed -n '/^| id | iteration/,$p' "$M" | grep '^| [a-z]' | sed 1d | cut -d' ' -f2 | tr '\n' ' ')" = "bad slow infra cancel bad never after ok nccl " ]
+}
+
+@test "one status, first: a red first box naming the failed runs and their reasons; JUnit and summary.json agree" {
+	gen
+	fabricate
+	run "$KUNAI" report "$B" --check
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"kunai: failed: 9 runs: 2 passed, 1 failed, 1 timeout"* ]]
+	[ "$(q "$B/report/summary.json" status)" = failed ]
+	[ "$(grep -c '<property name="kunai.status" value="failed"/>' "$B/report/junit.xml")" -ge 1 ]
+	I=$B/report/index.html
+	# the status box comes first, before the verdict and every table; it is
+	# the failed class (red), and the verdict is not green
+	first=$(grep -n 'id="status"' "$I" | cut -d: -f1)
+	[ -n "$first" ]
+	[ "$first" -lt "$(grep -n 'id="verdict"' "$I" | cut -d: -f1)" ]
+	[ "$first" -lt "$(grep -n '<table' "$I" | head -n 1 | cut -d: -f1)" ]
+	grep -q '<p class="status failed" id="status"><strong>failed: 9 runs: 2 passed, 1 failed, 1 timeout, 1 cancelled, 1 infra, 2 skipped, 1 not-run</strong></p>' "$I"
+	grep -q '<p class="verdict open" id="verdict">' "$I"
+	# each run that did not pass, the worst first, with its reason
+	grep -q '<li class="failed"><a href="runs/[^"]*">bad iteration 0</a> failed: exit code 3</li>' "$I"
+	grep -q '<li class="infra"><a href="runs/[^"]*">infra iteration 0</a> infra: sbatch: error: Batch job submission failed</li>' "$I"
+	[ "$(grep -n '<li class="failed">' "$I" | cut -d: -f1)" -lt "$(grep -n '<li class="skipped">' "$I" | head -n 1 | cut -d: -f1)" ]
+	# the runs table lists them worst first too; passed runs last
+	[ "$(grep -o '<tr class="[a-z-]*"><td><a href="runs/' "$I" | head -n 1)" = '<tr class="failed"><td><a href="runs/' ]
+	[ "$(grep -o '<tr class="[a-z-]*"><td><a href="runs/' "$I" | tail -n 1)" = '<tr class="passed"><td><a href="runs/' ]
+	# all passed: passed, green
+	for d in bad/0 bad/1 slow/0 infra/0 cancel/0 never/0 after/0; do job $d passed 0; done
+	run "$KUNAI" report "$B" --check
+	[ "$status" -eq 0 ]
+	[ "$(q "$B/report/summary.json" status)" = passed ]
+	grep -q '<p class="status passed" id="status">' "$I"
+	! grep -q '<ul class="failures">' "$I"
 }
 
 @test "report --check: 0 when every run passed, 1 otherwise" {
@@ -451,7 +488,7 @@ old_grader() {
 	[[ "${lines[0]}" == "ID "*"ITER"*"STATE"*"JOB"*"ELAPSED"*"REASON" ]]
 	[[ "$output" == *"bad     1     skipped"* ]]
 	[[ "$output" == *"slow    0     timeout    4242  3s"* ]]
-	[[ "${lines[-1]}" == "9 runs of rep: 2 passed, 1 failed, 1 timeout, 1 cancelled, 1 infra, 2 skipped, 1 not-run, 0 live" ]]
+	[[ "${lines[-1]}" == "failed: 9 runs of rep: 2 passed, 1 failed, 1 timeout, 1 cancelled, 1 infra, 2 skipped, 1 not-run, 0 live" ]]
 }
 
 @test "status: one batched squeue for every live Slurm job; standalone pids checked" {
@@ -551,12 +588,15 @@ run_campaign() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"kunai: 2 runs of scenario 'rep' in $B"* ]]
 	[[ "$output" == *"kunai: report: $B/report/index.html"* ]]
-	[[ "$output" == *"ok  0     passed   4.00 s"* ]]
-	[[ "$output" == *"ok  1     passed   4.00 s"* ]]
-	# the verdict says what the passes mean: no reference was checked (sleep has none)
-	[ "${lines[-2]}" = "kunai: 2 runs: 2 passed; passed = ran and gave correct results; no performance reference was checked" ]
-	# the fleet verdict last
-	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
+	[[ "$output" == *"ok  0     passed   4 s"* ]]
+	[[ "$output" == *"ok  1     passed   4 s"* ]]
+	# the campaign's status last, saying what the passes mean: no reference
+	# was checked (sleep has none); the fleet verdict before it
+	[ "${lines[-1]}" = "kunai: passed: 2 runs: 2 passed; passed = ran and gave correct results; no performance reference was checked" ]
+	[ "${lines[-2]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
+	# what ninja report printed is in report.log, not on the terminal twice
+	[ "$(grep -c 'kunai: Drain' <<<"$output")" -eq 1 ]
+	grep -q 'kunai: passed: 2 runs: 2 passed' "$B/report.log"
 	[ "$(q "$B/report/summary.json" note)" = "passed = ran and gave correct results; no performance reference was checked" ]
 	grep -q '<property name="kunai.note" value="passed = ran and gave correct results; no performance reference was checked"/>' "$B/report/junit.xml"
 	[ -f "$B/report/junit.xml" ]
@@ -567,8 +607,8 @@ run_campaign() {
 	run run_campaign
 	[ "$status" -eq 0 ]
 	[[ "${lines[-4]}" == "kunai: nothing needed running: the results are from "*"; \`kunai run --rerun ...\` runs every run again"* ]]
-	[ "${lines[-2]}" = "kunai: 2 runs: 2 passed; passed = ran and gave correct results; no performance reference was checked" ]
-	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
+	[ "${lines[-1]}" = "kunai: passed: 2 runs: 2 passed; passed = ran and gave correct results; no performance reference was checked" ]
+	[ "${lines[-2]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
 	# not a terminal: a line per finished run
 	run -0 run_campaign --rerun
 	[[ "$output" == *"kunai: [1/2] ok/0 passed"*"kunai: [2/2] ok/1 passed"* ]]
@@ -585,8 +625,13 @@ run_campaign() {
 	[ "$(q "$S" counts.skipped)" = 2 ]
 	[ "$(q "$S" counts.passed)" = 6 ]
 	[[ "$output" == *"bad     1     skipped"* ]]
-	[[ "${lines[-2]}" == "kunai: 9 runs: 6 passed, 1 failed, 2 skipped; "*"passed = ran and gave correct results; "* ]]
-	[ "${lines[-1]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
+	[[ "${lines[-1]}" == "kunai: failed: 9 runs: 6 passed, 1 failed, 2 skipped; "*"passed = ran and gave correct results; "* ]]
+	[ "${lines[-2]}" = "kunai: Drain: none; no run recorded the nodes it ran on" ]
+	[ "$(q "$S" status)" = failed ]
+	# the failed run heads the table with its reason; no ninja internals
+	[[ "$(grep -A1 "^ID " <<<"$output" | tail -n 1)" == "bad     0     failed   4 s   failed" ]]
+	[[ "$output" != *"FAILED: "* ]]
+	[[ "$output" != *"kunai job run"* ]]
 }
 
 @test "kunai run: SIGTERM reaches ninja and its runs; no report, exit 143" {

@@ -262,6 +262,10 @@ num_nodes = 2'
 	wait_for "$B/y/0/job.json"
 	wait_for "$W/k8s/pods/kunai-y-0-*-node-0-1-fake/start"
 	wait_for "$W/k8s/pods/kunai-x-0-*/start"
+	# job.json says running once the pods do (kunai run's progress line reads it)
+	for i in $(seq 100); do [ "$(jf "$B/x/0/job.json" state)" = RUNNING ] && break; sleep 0.05; done
+	[ "$(jf "$B/x/0/job.json" state)" = RUNNING ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = null ]
 	sleep 0.3
 	kill -INT "$NPID"
 	status=0; wait "$NPID" || status=$?

@@ -1,5 +1,6 @@
 /* main.c: command-line flags and subcommand dispatch. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,57 +25,142 @@
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
+	const char *brief; /* kunai help's one line */
+	bool internal;     /* what ninja runs in a build dir, or a tool for tests */
 	const char *synopsis;
 	const char *help;
 };
+
+/* The flags of gen, which run, dry-run, install and uninstall take too. */
+#define GEN_FLAGS \
+	"  --system-config FILE    system TOML (slurm, standalone, kubernetes)\n" \
+	"  --tests-dir DIR         test definitions (every *.toml in DIR)\n" \
+	"  --test-scenario FILE    scenario TOML\n" \
+	"  --hook-dir DIR          pre/post hook scenarios (tests in DIR/test)\n" \
+	"  --rules-dir DIR         ninja rule files to include instead of kunai's own\n" \
+	"  -o, --output-dir DIR    the build dir\n" \
+	"  --set KEY=VALUE         override a field, e.g. Tests.1.cmd_args.iters=50\n" \
+	"                          (system fields: system.KEY); repeatable\n" \
+	"  --preset NAME           apply the scenario's [presets.NAME] overrides (its\n" \
+	"                          extends first); repeatable; before every --set\n" \
+	"  --single-sbatch         slurm: every run as a step of one allocation (one\n" \
+	"                          sbatch for the campaign)\n" \
+	"  --enable-cache-without-check   runs do not wait for install edges: what\n" \
+	"                          they need is taken as present, unchecked\n" \
+	"CloudAI's older spellings (--system_config_path, --test_scenario_path,\n" \
+	"--tests_dir, --test_templates_dir, --output_dir, --output_path, --mode\n" \
+	"dry-run) are accepted too.\n"
 
 static int cmd_help(int argc, char **argv);
 static int cmd_toml2json(int argc, char **argv);
 
 static const struct command commands[] = {
-	{"gen", cmd_gen,
+	{"run", cmd_run, "gen, run what has no result yet, report: the usual command", false,
+	 "run [--rerun] [gen options]",
+	 "kunai gen, then `ninja -C BUILD_DIR -k 0 -j 0 run` (SIGINT and SIGTERM are\n"
+	 "passed on and cancel the jobs; a hangup, the terminal closing, detaches:\n"
+	 "the jobs keep running and the same command again reattaches), then `ninja\n"
+	 "cleanup` when the scenario has a cleanup phase (after an interruption too;\n"
+	 "its failure is reported, not counted), then `ninja report` (its output in\n"
+	 "BUILD_DIR/report.log; on Slurm, a run its peers flagged is first measured\n"
+	 "again beside a peer node, as the edges of again.ninja: only a gap\n"
+	 "reproduced drains its node), then a table of the runs, the worst first, with\n"
+	 "the reason of each that did not pass. While it runs, one line (on a\n"
+	 "terminal) or a line per finished run shows done/total, passed, failed,\n"
+	 "running, pending on the scheduler, the elapsed and the estimated time\n"
+	 "left and the runs running. When nothing needed running it says when the\n"
+	 "results are from. Then the fleet verdict; the last line is the\n"
+	 "campaign's status (failed, suspect, incomplete or passed) and its counts.\n"
+	 "Exit status 1 when any run did not pass or a node is to be drained,\n"
+	 "128+N when stopped by signal N.\n\n"
+	 "  --rerun   run every run again (`ninja -t clean run` first; earlier\n"
+	 "            attempts are kept)\n" GEN_FLAGS},
+	{"status", cmd_status, "the campaign's status and where each run is", false, "status BUILD_DIR",
+	 "One line per run: its outcome, or for a run under way its live state\n"
+	 "(one batched squeue for all Slurm jobs; nothing is asked when no run is\n"
+	 "live), job id, elapsed time and its nodes (n[1-3,5]); last, the\n"
+	 "campaign's status (failed, suspect, incomplete or passed) and counts.\n"},
+	{"report", cmd_report, "grade every run and write the reports (HTML, JSON, JUnit, CSV)", false,
+	 "report BUILD_DIR [--check] [--no-html | --html-only] [--history DIR...]",
+	 "Grade every run whose report.json is older than its results (or than\n"
+	 "kunai.json) into its report.json, as `kunai grade` does, then write\n"
+	 "BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
+	 "kunai.json with its outcome (passed, failed, perf-failed, suspect,\n"
+	 "timeout, cancelled, node-fail, infra, skipped, running, not-run). A run\n"
+	 "that never started because an earlier iteration or a dependency did not\n"
+	 "pass is skipped; a passed run with a value far from the same value on\n"
+	 "its peers (other nodes or GPUs) is suspect. The last line is the fleet\n"
+	 "verdict: the nodes to drain and why, the healthy and inconclusive ones.\n"
+	 "Never runs anything. Also writes report/csv/METRIC.csv and the HTML\n"
+	 "report (report/index.html, report/runs/).\n\n"
+	 "  --check       exit status 1 when any run did not pass (a program that\n"
+	 "                ran and reported SKIPPED does not count) or a node is to\n"
+	 "                be drained\n"
+	 "  --no-html     no HTML (ninja's report edge: its html edge follows the plots)\n"
+	 "  --html-only   only the HTML, from report/summary.json\n"
+	 "  --history DIR...  earlier campaigns (build dirs or summary.json): report/\n"
+	 "                history.md flags each value worse than the worst of at\n"
+	 "                least 3 earlier ones by more than its tolerance (the\n"
+	 "                reference's, else 5%) of their median; --check fails then,\n"
+	 "                and when fewer than 3 campaigns could be read (\"history: 2\n"
+	 "                of 3 campaigns needed; not checked\") or a DIR could not be\n"
+	 "                read\n"},
+	{"dry-run", cmd_dry_run, "gen, then write every job script; nothing is submitted", false, "dry-run [gen options]",
+	 "kunai gen, then `ninja scripts`: every job script, nothing submitted.\n\n" GEN_FLAGS},
+	{"gen", cmd_gen, "compile a campaign into a Ninja build dir (nothing runs)", false,
 	 "gen --system-config FILE --test-scenario FILE [--tests-dir DIR] [--hook-dir DIR]\n"
-	 "            [-o DIR] [--preset NAME]... [--set KEY=VALUE]...",
+	 "            [-o DIR] [--preset NAME]... [--set KEY=VALUE]... [--single-sbatch]",
 	 "Compile the campaign into a Ninja build dir (-o DIR, or --output-dir DIR;\n"
 	 "default: the system's output_path/<scenario name>): build.ninja, one job\n"
 	 "script and env_vars.sh per run (<id>/<iteration>[/<step>]), kunai.json.\n"
 	 "Files whose bytes did not change are not rewritten. On any error nothing\n"
-	 "is written.\n\n"
-	 "  --system-config FILE    system TOML (slurm, standalone, kubernetes)\n"
-	 "  --tests-dir DIR         test definitions (every *.toml in DIR)\n"
-	 "  --test-scenario FILE    scenario TOML\n"
-	 "  --hook-dir DIR          pre/post hook scenarios (tests in DIR/test)\n"
-	 "  --rules-dir DIR         ninja rule files to include instead of kunai's own\n"
-	 "  -o, --output-dir DIR    the build dir\n"
-	 "  --set KEY=VALUE         override a field, e.g. Tests.1.cmd_args.iters=50\n"
-	 "                          (system fields: system.KEY); repeatable\n"
-	 "  --preset NAME           apply the scenario's [presets.NAME] overrides (its\n"
-	 "                          extends first); repeatable; before every --set\n"
-	 "  --enable-cache-without-check   runs do not wait for install edges: what\n"
-	 "                          they need is taken as present, unchecked\n"
-	 "CloudAI's older spellings (--system_config_path, --test_scenario_path,\n"
-	 "--tests_dir, --output_dir, --mode dry-run) are accepted too.\n"},
-	{"dry-run", cmd_dry_run, "dry-run [gen options]",
-	 "kunai gen, then `ninja scripts`: every job script, nothing submitted.\n"},
-	{"export", cmd_export, "export BUILD_DIR -o FILE.tar.gz | export --list ARCHIVE|BUILD_DIR",
+	 "is written.\n\n" GEN_FLAGS},
+	{"compare", cmd_compare, "the regressions of one campaign against another", false, "compare [--all] [--tolerance PCT] OLD NEW",
+	 "Compare two campaigns' results (build dirs, or their report/summary.json):\n"
+	 "every whole-run value of NEW (per test, step, metric, node and GPU; the\n"
+	 "mean of its iterations) against OLD's. Prints the regressions first,\n"
+	 "worst first (a value that moved the wrong way by more than its\n"
+	 "tolerance: its reference's lower or upper tolerance, else PCT, default\n"
+	 "5), then a one-line count; exit status 1 when there is one.\n\n"
+	 "  --all         every value in both, not only the regressions\n"},
+	{"export", cmd_export, "pack a build dir's results into a .tar.gz for later analysis", false,
+	 "export BUILD_DIR -o FILE.tar.gz | export --list ARCHIVE|BUILD_DIR",
 	 "Pack what a later analysis needs into FILE.tar.gz, paths relative to the\n"
 	 "build dir: kunai.json, build.ninja, each run's job.json, report.json,\n"
 	 "stdout.txt, stderr.txt and script (and those of its attempt-N/), the\n"
 	 "phases/ logs and the report/ folder. ustar, compressed by gzip -n.\n"
 	 "Links are not followed. The file appears complete or not at all.\n\n"
-	 "  --list PATH   open PATH as report --history and compare do (an\n"
+	 "  -o, --output FILE  the archive to write\n"
+	 "  --list PATH   open PATH as report's history and compare do (an\n"
 	 "                archive is checked and extracted to a temp dir, then\n"
 	 "                removed) and print its files. An archive that is\n"
 	 "                truncated, or holds absolute paths, '..' parts, links\n"
 	 "                or devices, or no kunai.json, is refused (exit 1).\n"},
-	{"grade", cmd_grade, "grade DIR/report.json",
+	{"install", cmd_install, "install what the campaign needs (images, repositories)", false,
+	 "install [gen options]",
+	 "kunai gen, then `ninja install`: everything the campaign's runs need in\n"
+	 "install_path, each once: container images (enroot import, through srun\n"
+	 "on Slurm, when cache_docker_images_locally is set), git repositories at\n"
+	 "their commit, python environments, slurm-metadata.sh. What is there\n"
+	 "already is kept; a download is renamed into place only when complete.\n"
+	 "`ninja run` installs first by itself.\n\n" GEN_FLAGS},
+	{"uninstall", cmd_uninstall, "remove what install put in install_path", false, "uninstall [gen options]",
+	 "kunai gen, then `ninja uninstall`: removes from install_path what install\n"
+	 "puts there for this campaign (and leftovers of interrupted installs).\n\n" GEN_FLAGS},
+	{"verify-configs", cmd_verify_configs, "check TOML files (system, test, scenario) without running", false,
+	 "verify-configs [--tests-dir DIR] [--hook-dir DIR] PATH...",
+	 "Classify every TOML file under PATH (system, test or scenario) and\n"
+	 "validate it. Exit status 1 when any file has an error.\n"},
+	{"help", cmd_help, "this list, or the help of one command", false, "help [COMMAND]",
+	 "Print the list of commands, or the help of one command.\n"},
+	{"grade", cmd_grade, "grade one run into its report.json (ninja's report edges)", true, "grade DIR/report.json",
 	 "Run in the build dir (ninja does): grade one run from what its dir holds\n"
 	 "(job.json, stdout.txt) and write DIR/report.json: outcome, reason, exit\n"
 	 "code, times, and the workload's metrics (NcclTest: max_busbw, avg_busbw\n"
 	 "in GB/s; below cmd_args.min_busbw is perf-failed). Never runs anything;\n"
 	 "a failed run is not an error (exit 0). Exit 1 when DIR is not a run of\n"
 	 "kunai.json or the report cannot be written.\n"},
-	{"job", cmd_job,
+	{"job", cmd_job, "submit, wait for and record one run (ninja's run edges)", true,
 	 "job run|start --scheduler standalone|slurm|kubernetes [options] DIR|DIR/kunai.stamp",
 	 "Run one run dir of the build dir (what `ninja run` calls, from the build\n"
 	 "dir, with the edge's stamp): submit DIR's script, or reattach to its job if an earlier\n"
@@ -100,35 +186,28 @@ static const struct command commands[] = {
 	 "  --launch-dir DIR        the job's KUNAI_LAUNCH_DIR, CloudAI's $PWD (the\n"
 	 "                          dir gen ran in; local.ninja's launch_dir)\n"
 	 "  --single-sbatch SCRIPT  slurm: queue the run as a step of the build dir's\n"
-	 "                          one allocation, SCRIPT (gen --single-sbatch)\n\n"
+	 "                          one allocation, SCRIPT (gen --single-sbatch)\n"
+	 "  --node-group PARTITION:GROUP:N:NODES   slurm: choose N nodes of the\n"
+	 "                          group when submitting (idle first)\n"
+	 "  --also-nodes LIST       slurm: nodes added to the chosen ones\n"
+	 "  --exclude-nodes LIST    slurm: nodes never chosen\n\n"
 	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
 	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
 	 "as the job's end, with a warning, rather than waited on forever.\n"},
-	{"install", cmd_install, "install [gen options]",
-	 "kunai gen, then `ninja install`: everything the campaign's runs need in\n"
-	 "install_path, each once: container images (enroot import, through srun\n"
-	 "on Slurm, when cache_docker_images_locally is set), git repositories at\n"
-	 "their commit, python environments, slurm-metadata.sh. What is there\n"
-	 "already is kept; a download is renamed into place only when complete.\n"
-	 "`ninja run` installs first by itself.\n"},
-	{"uninstall", cmd_uninstall, "uninstall [gen options]",
-	 "kunai gen, then `ninja uninstall`: removes from install_path what install\n"
-	 "puts there for this campaign (and leftovers of interrupted installs).\n"},
-	{"installable", cmd_installable,
+	{"installable", cmd_installable, "install or remove one installable (ninja's install edges)", true,
 	 "installable install [--rules-dir DIR] installables/NAME.stamp | installable uninstall SPEC...",
 	 "Run in the build dir (ninja does): install the installable that\n"
 	 "installables/NAME.spec describes, then write the stamp; or remove what specs\n"
 	 "name, and their stamps.\n"},
-	{"phase", cmd_phase, "phase phases/NAME.stamp",
+	{"phase", cmd_phase, "run the prepare or cleanup phase (ninja's phase edges)", true,
+	 "phase phases/NAME.stamp",
 	 "Run in the build dir (ninja does): the campaign's prepare or cleanup phase,\n"
 	 "phases/NAME.sh (from the scenario's [prepare] / [cleanup] commands), under\n"
 	 "its time limit (TERM, then KILL 5 s later, to the whole process group).\n"
 	 "Output goes to phases/NAME/output.txt, the outcome (passed, failed,\n"
 	 "timeout, interrupted) to phases/NAME.json; the stamp is written only when\n"
 	 "every command succeeded. Exit status 0 iff it passed.\n"},
-	{"help", cmd_help, "help [COMMAND]",
-	 "Print the list of commands, or the help of one command.\n"},
-	{"plot", cmd_plot, "plot KIND DIR/report.json... OUT.svg... | plot KIND --test ID OUT.svg",
+	{"plot", cmd_plot, "draw runs' plots with gnuplot (ninja's plot edges)", true, "plot KIND DIR/report.json... OUT.svg... | plot KIND --test ID OUT.svg",
 	 "Draw runs' plots with gnuplot, the first report's into the first OUT and\n"
 	 "so on, in one gnuplot process (what the plot edges of `ninja report`\n"
 	 "run): KIND is busbw (bus bandwidth per message size), gemm (TFLOP/s per\n"
@@ -136,75 +215,30 @@ static const struct command commands[] = {
 	 "(in the build dir): every run of test ID on one plot, the perf-failed\n"
 	 "ones red and named, the test's references dashed. OUT is replaced only\n"
 	 "when its bytes change. Without gnuplot OUT is an SVG that says so.\n"},
-	{"compare", cmd_compare, "compare [--all] [--tolerance PCT] OLD NEW",
-	 "Compare two campaigns' results (build dirs, or their report/summary.json):\n"
-	 "every whole-run value of NEW (per test, step, metric, node and GPU; the\n"
-	 "mean of its iterations) against OLD's. Prints the regressions first,\n"
-	 "worst first (a value that moved the wrong way by more than its\n"
-	 "tolerance: its reference's lower or upper tolerance, else PCT, default\n"
-	 "5), then a one-line count; exit status 1 when there is one.\n\n"
-	 "  --all         every value in both, not only the regressions\n"},
-	{"report", cmd_report, "report BUILD_DIR [--check] [--no-html | --html-only] [--history DIR...]",
-	 "Grade every run whose report.json is older than its results (or than\n"
-	 "kunai.json) into its report.json, as `kunai grade` does, then write\n"
-	 "BUILD_DIR/report/summary.json, junit.xml and summary.md: every run of\n"
-	 "kunai.json with its outcome (passed, failed, perf-failed, suspect,\n"
-	 "timeout, cancelled, node-fail, infra, skipped, running, not-run). A run\n"
-	 "that never started because an earlier iteration or a dependency did not\n"
-	 "pass is skipped; a passed run with a value far from the same value on\n"
-	 "its peers (other nodes or GPUs) is suspect. The last line is the fleet\n"
-	 "verdict: the nodes to drain and why, the healthy and inconclusive ones.\n"
-	 "Never runs anything. Also writes report/csv/METRIC.csv and the HTML\n"
-	 "report (report/index.html, report/runs/).\n\n"
-	 "  --check       exit status 1 when any run did not pass (a program that\n"
-	 "                ran and reported SKIPPED does not count) or a node is to\n"
-	 "                be drained\n"
-	 "  --no-html     no HTML (ninja's report edge: its html edge follows the plots)\n"
-	 "  --html-only   only the HTML, from report/summary.json\n"
-	 "  --history DIR...  earlier campaigns (build dirs or summary.json): report/\n"
-	 "                history.md flags each value worse than the worst of at\n"
-	 "                least 3 earlier ones by more than its tolerance (the\n"
-	 "                reference's, else 5%) of their median; --check fails then,\n"
-	 "                and when fewer than 3 campaigns could be read (\"history: 2\n"
-	 "                of 3 campaigns needed; not checked\") or a DIR could not be\n"
-	 "                read\n"},
-	{"run", cmd_run, "run [--rerun] [gen options]",
-	 "kunai gen, then `ninja -C BUILD_DIR -k 0 -j 0 run` (SIGINT and SIGTERM are passed\n"
-	 "on), then `ninja cleanup` when the scenario has a cleanup phase (after an\n"
-	 "interruption too; its failure is reported, not counted), then `ninja\n"
-	 "report` (on Slurm, a run its peers flagged is first measured again\n"
-	 "beside a peer node, as the edges of again.ninja: only a gap reproduced\n"
-	 "drains its node), then a table of the outcomes. While it runs, one line (on a\n"
-	 "terminal) or a line per finished run shows done/total, passed, failed,\n"
-	 "running, pending on the scheduler and the elapsed time. When nothing\n"
-	 "needed running it says when the results are from. The last line is the\n"
-	 "fleet verdict. Exit status 1 when any run did not pass or a node is to be\n"
-	 "drained, 128+N when stopped by signal N.\n\n"
-	 "  --rerun   run every run again (`ninja -t clean run` first; earlier\n"
-	 "            attempts are kept)\n"},
-	{"status", cmd_status, "status BUILD_DIR",
-	 "One line per run: its outcome, or for a run under way its live state\n"
-	 "(one batched squeue for all Slurm jobs; nothing is asked when no run is\n"
-	 "live), job id, elapsed time and its nodes (n[1-3,5]).\n"},
-	{"verify-configs", cmd_verify_configs,
-	 "verify-configs [--tests-dir DIR] [--hook-dir DIR] PATH...",
-	 "Classify every TOML file under PATH (system, test or scenario) and\n"
-	 "validate it. Exit status 1 when any file has an error.\n"},
-	{"toml2json", cmd_toml2json, "toml2json [FILE]",
+	{"toml2json", cmd_toml2json, "a TOML file as toml-test's tagged JSON (the parser's tests)", true,
+	 "toml2json [FILE]",
 	 "Parse a TOML 1.0 document (FILE, or standard input when FILE is absent\n"
 	 "or '-') and print it as toml-test's tagged JSON: tables are objects,\n"
 	 "arrays are arrays, every scalar is {\"type\": T, \"value\": \"S\"}.\n"
 	 "On invalid input print 'path:line:col: error: message' and exit 1.\n"},
 };
 
+/* The user's commands, each with what it does, then the internal ones. */
 static void
 usage(FILE *f)
 {
 	size_t i;
+	int internal;
 
-	fprintf(f, "usage: kunai [--help | --version | --datadir] COMMAND [ARGS...]\n\ncommands:\n");
-	for (i = 0; i < LEN(commands); i++)
-		fprintf(f, "  %s\n", commands[i].synopsis);
+	fprintf(f, "usage: kunai [--help | --version | --datadir] COMMAND [ARGS...]\n");
+	for (internal = 0; internal < 2; internal++) {
+		fputs(internal ? "\ninternal commands (what ninja runs in a build dir; tools for tests):\n"
+		               : "\ncommands:\n",
+		      f);
+		for (i = 0; i < LEN(commands); i++)
+			if (commands[i].internal == internal)
+				fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].brief);
+	}
 	fprintf(f, "\nRun 'kunai help COMMAND' for the options of one command.\n");
 }
 

@@ -4,12 +4,16 @@
  * exit status says whether everything passed (DESIGN 13). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +23,7 @@
 #include "gen/write/gen.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
+#include "reports/campaign.h"
 #include "reports/report.h"
 #include "reports/format.h"
 
@@ -79,11 +84,12 @@ watch_output(int fd, struct progress *pr)
 }
 
 /* Runs `ninja -C dir [args]`, forwarding SIGINT and SIGTERM to it; with pr,
- * its output goes through the progress view. Returns its exit status,
+ * its output goes through the progress view; with log, into that file
+ * (third-party warnings stay off the user's terminal). Returns its exit status,
  * 128+N when a signal N ended it, -1 when it could not be started (after
  * reporting). */
 static int
-ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
+ninja(const char *dir, const char *const *args, size_t n, struct progress *pr, const char *log)
 {
 	const char *argv[12];
 	sigset_t block, old;
@@ -101,6 +107,7 @@ ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	fflush(stdout);
 	fflush(stderr);
@@ -112,6 +119,15 @@ ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+#ifdef __linux__
+		/* a killed kunai run hangs ninja up: its runners detach from
+		 * their jobs and let go of the build dir's lock at once, and the
+		 * next kunai run reattaches (not waiting on an orphaned ninja) */
+		prctl(PR_SET_PDEATHSIG, SIGHUP);
+		if (getppid() == 1)
+			_exit(128 + SIGHUP);
+#endif
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (pr) {
 			/* each edge's status when it ends, with the running count */
@@ -120,6 +136,12 @@ ninja(const char *dir, const char *const *args, size_t n, struct progress *pr)
 			close(fd[0]);
 			close(fd[1]);
 			setenv("NINJA_STATUS", "[%f/%t %r] ", 1);
+		} else if (log) {
+			int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (lfd >= 0) {
+				dup2(lfd, 1);
+				dup2(lfd, 2);
+			}
 		}
 		execvp("ninja", (char *const *)argv);
 		fprintf(stderr, "kunai: run: cannot run ninja: %s (is ninja-build installed and in PATH?)\n",
@@ -172,6 +194,21 @@ say_phase(struct arena *a, const char *dir, const char *name, const char *then)
 	buf_free(&p);
 }
 
+/* Copies the file at path to stderr (a failed step's log). */
+static void
+show_log(const char *path)
+{
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, stderr);
+	fclose(f);
+}
+
 /* Is there dir/rel? */
 static bool
 exists(const char *dir, const char *rel)
@@ -185,60 +222,73 @@ exists(const char *dir, const char *rel)
 	return r;
 }
 
+/* Every run, the worst first, with its reason (DESIGN 18). */
 static void
 print_table(const struct summary *s)
 {
-	size_t w[3] = {2, 4, 7}, i;
+	size_t w[4] = {2, 4, 7, 4}, i, *order = campaign_order(s);
 	char it[32];
 	struct buf t = {0};
 
 	for (i = 0; i < s->n_runs; i++) {
-		if (strlen(s->runs[i].id) > w[0])
-			w[0] = strlen(s->runs[i].id);
-		if (strlen(outcome_name(s->runs[i].outcome)) > w[2])
-			w[2] = strlen(outcome_name(s->runs[i].outcome));
-		if (s->runs[i].step > 0)
-			snprintf(it, sizeof(it), "%d/%d", s->runs[i].iteration, s->runs[i].step);
+		const struct run_report *r = &s->runs[i];
+		if (strlen(r->id) > w[0])
+			w[0] = strlen(r->id);
+		if (strlen(outcome_name(r->outcome)) > w[2])
+			w[2] = strlen(outcome_name(r->outcome));
+		if (r->step > 0)
+			snprintf(it, sizeof(it), "%d/%d", r->iteration, r->step);
 		else
-			snprintf(it, sizeof(it), "%d", s->runs[i].iteration);
+			snprintf(it, sizeof(it), "%d", r->iteration);
 		if (strlen(it) > w[1])
 			w[1] = strlen(it);
+		t.len = 0;
+		if (r->duration_s >= 0)
+			fmt_duration(&t, r->duration_s, r->start_time, r->end_time);
+		if (t.len > w[3])
+			w[3] = t.len;
 	}
-	printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], "ID", (int)w[1], "ITER", (int)w[2], "OUTCOME", "TIME");
+	printf("%-*s  %-*s  %-*s  %-*s  REASON\n", (int)w[0], "ID", (int)w[1], "ITER", (int)w[2], "OUTCOME", (int)w[3],
+	       "TIME");
 	for (i = 0; i < s->n_runs; i++) {
-		const struct run_report *r = &s->runs[i];
+		const struct run_report *r = &s->runs[order[i]];
 		if (r->step > 0)
 			snprintf(it, sizeof(it), "%d/%d", r->iteration, r->step);
 		else
 			snprintf(it, sizeof(it), "%d", r->iteration);
 		t.len = 0;
 		if (r->duration_s >= 0)
-			fmt_seconds(&t, r->duration_s);
+			fmt_duration(&t, r->duration_s, r->start_time, r->end_time);
 		else
 			buf_putc(&t, '-');
-		printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2],
-		       outcome_name(r->outcome), buf_str(&t));
+		if (r->reason && r->outcome != OUTCOME_PASSED)
+			printf("%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2],
+			       outcome_name(r->outcome), (int)w[3], buf_str(&t), r->reason);
+		else
+			printf("%-*s  %-*s  %-*s  %s\n", (int)w[0], r->id, (int)w[1], it, (int)w[2], outcome_name(r->outcome),
+			       buf_str(&t));
 	}
 	buf_free(&t);
+	free(order);
 }
 
-/* The closing line: the counts by outcome, then what the runs measured on. */
+/* The closing line, the campaign's one status (coloured on a terminal)
+ * with the counts by outcome, then what the runs measured on. */
 static void
-print_verdict(const struct summary *s, struct buf *scratch)
+print_verdict(const struct summary *s, struct buf *scratch, bool tty)
 {
-	size_t c;
-	bool first = true;
+	enum campaign_status c = campaign_status(s);
+	size_t k;
 
-	printf("kunai: %zu run%s", s->n_runs, s->n_runs == 1 ? "" : "s");
-	for (c = 0; c < OUTCOME_COUNT; c++) {
-		if (!s->counts[c])
-			continue;
-		printf("%s%zu %s", first ? ": " : ", ", s->counts[c], outcome_name((enum outcome)c));
-		first = false;
-	}
-	for (c = 0; c < s->n_runs && !s->runs[c].path; c++)
+	scratch->len = 0;
+	campaign_line(s, scratch);
+	if (tty)
+		printf("kunai: %s%s\033[0m", campaign_colour(c), scratch->data);
+	else
+		printf("kunai: %s", scratch->data);
+	for (k = 0; k < s->n_runs && !s->runs[k].path; k++)
 		;
-	if (c < s->n_runs) { /* some run measured on a GPU or the CPU: say which */
+	if (k < s->n_runs) { /* some run measured on a GPU or the CPU: say which */
 		scratch->len = 0;
 		summary_paths(s, scratch);
 		printf("; %s", scratch->data);
@@ -296,6 +346,7 @@ cmd_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	/* this invocation is the build dir's driver from here on, before
 	 * anything destructive: a live one is refused, not cleaned under */
@@ -305,7 +356,7 @@ cmd_run(int argc, char **argv)
 	if (claim <= 0)
 		goto done;
 	/* every stamp goes: every run runs again (earlier attempts are kept) */
-	if (rerun && ninja(dir.data, clean_args, LEN(clean_args), NULL) != 0)
+	if (rerun && ninja(dir.data, clean_args, LEN(clean_args), NULL, NULL) != 0)
 		goto done;
 	progress_init(&pr, dir.data, isatty(1));
 	buf_printf(&path, "%s/kunai.json", dir.data);
@@ -313,13 +364,20 @@ cmd_run(int argc, char **argv)
 		dirs = xcalloc(plan.n_runs + 1, sizeof(*dirs));
 		for (k = 0; k < plan.n_runs; k++)
 			dirs[k] = plan.runs[k].dir;
-		pr.dirs = dirs;
-		pr.n_dirs = plan.n_runs;
+		progress_dirs(&pr, dirs, plan.n_runs);
 	}
 	path.len = 0;
-	st = ninja(dir.data, run_args, LEN(run_args), &pr);
+	st = ninja(dir.data, run_args, LEN(run_args), &pr, NULL);
 	if (st < 0)
 		goto done;
+	if (stop_signal == SIGHUP) {
+		/* the terminal went away: the runners detached, their jobs run on;
+		 * no cleanup under them, no report of half a campaign */
+		fprintf(stderr, "kunai: run: hangup: detached; the jobs keep running, and the same command again "
+		                "reattaches to them\n");
+		rc = 128 + SIGHUP;
+		goto done;
+	}
 	if (exists(dir.data, "phases/prepare.sh") && !exists(dir.data, "phases/prepare.stamp"))
 		say_phase(&a, dir.data, "prepare", "no run started");
 	/* after the last run, whatever the outcomes, interrupted too (a second
@@ -327,7 +385,7 @@ cmd_run(int argc, char **argv)
 	if (exists(dir.data, "phases/cleanup.sh")) {
 		if (stop_signal)
 			fprintf(stderr, "kunai: run: interrupted; running cleanup (Ctrl-C again stops it)\n");
-		if (ninja(dir.data, cleanup_args, LEN(cleanup_args), NULL) != 0)
+		if (ninja(dir.data, cleanup_args, LEN(cleanup_args), NULL, NULL) != 0)
 			say_phase(&a, dir.data, "cleanup", "the runs' outcomes stand");
 	}
 	if (stop_signal) {
@@ -336,18 +394,21 @@ cmd_run(int argc, char **argv)
 		rc = 128 + stop_signal;
 		goto done;
 	}
-	st = ninja(dir.data, report_args, LEN(report_args), NULL);
+	/* its output (the same counts and verdict as below, gnuplot's
+	 * warnings) goes to report.log, shown only when it failed */
+	buf_printf(&path, "%s/report.log", dir.data);
+	st = ninja(dir.data, report_args, LEN(report_args), NULL, path.data);
 	/* runs their peers flagged, measured again beside a peer before they
 	 * can drain a node; then the report again, with what they gave */
 	if (st == 0 && plan.n_runs && again_prepare(&a, dir.data, &plan, &round) > 0) {
-		printf("kunai: the verdict above is not final: measuring %zu flagged run%s again, each beside a peer\n",
+		printf("kunai: the fleet verdict is not final: measuring %zu flagged run%s again, each beside a peer\n",
 		       round.n, round.n == 1 ? "" : "s");
 		fflush(stdout);
 		/* a pair at a time: the two of a pair side by side */
 		for (k = 0; k < round.n && !stop_signal; k++) {
 			snprintf(again_target, sizeof(again_target), "again-%zu", k + 1);
 			again_args[LEN(again_args) - 1] = again_target;
-			ninja(dir.data, again_args, LEN(again_args), NULL);
+			ninja(dir.data, again_args, LEN(again_args), NULL, NULL);
 		}
 		if (stop_signal) {
 			fprintf(stderr, "kunai: run: interrupted; `ninja -C %s report` reports what finished\n", dir.data);
@@ -355,14 +416,16 @@ cmd_run(int argc, char **argv)
 			goto done;
 		}
 		again_record(&a, dir.data, &plan, &round);
-		st = ninja(dir.data, report_args, LEN(report_args), NULL);
+		st = ninja(dir.data, report_args, LEN(report_args), NULL, path.data);
 	}
 	if (st != 0) {
+		show_log(path.data);
 		if (st > 0)
-			warn("run: `ninja -C %s report` failed (status %d)", dir.data, st);
+			warn("run: `ninja -C %s report` failed (status %d; its output: %s)", dir.data, st, path.data);
 		rc = stop_signal ? 128 + stop_signal : 1;
 		goto done;
 	}
+	path.len = 0;
 	buf_printf(&path, "%s/report/summary.json", dir.data);
 	if (!json_load_summary(&a, path.data, &s))
 		goto done;
@@ -377,10 +440,11 @@ cmd_run(int argc, char **argv)
 		       date ? date : "no finished run", dir.data, dir.data);
 	}
 	printf("kunai: report: %s/report/index.html (summary.md, summary.json, junit.xml beside it)\n", dir.data);
-	print_verdict(&s, &path);
-	/* the fleet verdict last: which nodes to drain */
+	/* the fleet verdict (which nodes to drain), then the campaign's status
+	 * last, where a terminal leaves it */
 	if (s.verdict)
 		printf("kunai: %s\n", s.verdict);
+	print_verdict(&s, &path, isatty(1));
 	rc = summary_all_ok(&s) && !s.n_drain ? 0 : 1;
 done:
 	free(gargv);
@@ -406,7 +470,7 @@ install_target(int argc, char **argv, const char *target)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		rc = ninja(dir.data, args, 1, NULL);
+		rc = ninja(dir.data, args, 1, NULL, NULL);
 		if (rc < 0)
 			rc = 1;
 	}

@@ -5,15 +5,18 @@
 #include "gen_opts.h"
 #include "gen/base/util.h"
 
+/* cmd: the command whose flags these are (gen, run, dry-run, ...) */
 static int
-gen_usage(const char *fmt, const char *arg)
+gen_usage(const char *cmd, const char *fmt, const char *arg)
 {
 	fputs("kunai: ", stderr);
 	fprintf(stderr, fmt, arg);
-	fputs("\nusage: kunai gen --system-config FILE --test-scenario FILE [--tests-dir DIR]\n"
-	      "                 [--hook-dir DIR] [-o DIR | --output-dir DIR] [--preset NAME]...\n"
-	      "                 [--set KEY=VALUE]... [--single-sbatch] [--enable-cache-without-check]\n",
-	      stderr);
+	fprintf(stderr,
+	        "\nusage: kunai %s --system-config FILE --test-scenario FILE [--tests-dir DIR]\n"
+	        "       [--hook-dir DIR] [-o DIR | --output-dir DIR] [--preset NAME]...\n"
+	        "       [--set KEY=VALUE]... [--single-sbatch] [--enable-cache-without-check]\n"
+	        "('kunai help %s' says what each does)\n",
+	        cmd, cmd);
 	return 2;
 }
 
@@ -22,6 +25,7 @@ gen_usage(const char *fmt, const char *arg)
 int
 gen_parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 {
+	const char *cmd = argc > 0 && argv[0][0] != '-' ? argv[0] : "gen";
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -45,7 +49,7 @@ gen_parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 		}
 		if (!v) {
 			if (i + 1 >= argc)
-				return gen_usage("option %s needs a value", f);
+				return gen_usage(cmd, "option %s needs a value", f);
 			v = argv[++i];
 		}
 		if (strcmp(name, "--system-config") == 0 || strcmp(name, "--system-config-path") == 0)
@@ -64,27 +68,27 @@ gen_parse_opts(struct arena *a, int argc, char **argv, struct gen_opts *o)
 		else if (strcmp(name, "--set") == 0) {
 			const char *e = strchr(v, '=');
 			if (!e || e == v)
-				return gen_usage("--set needs KEY=VALUE, not '%s'", v);
+				return gen_usage(cmd, "--set needs KEY=VALUE, not '%s'", v);
 			o->sets = arena_reserve(a, o->sets, o->n_sets, o->n_sets + 1, &o->cap_sets, sizeof(*o->sets));
 			o->sets[o->n_sets].key = arena_strndup(a, v, (size_t)(e - v));
 			o->sets[o->n_sets].value = e + 1;
 			o->n_sets++;
 		} else if (strcmp(name, "--preset") == 0) {
 			if (!*v)
-				return gen_usage("%s", "--preset needs a NAME");
+				return gen_usage(cmd, "%s", "--preset needs a NAME");
 			o->presets = arena_reserve(a, o->presets, o->n_presets, o->n_presets + 1, &o->cap_presets,
 			                           sizeof(*o->presets));
 			o->presets[o->n_presets++] = v;
 		} else if (strcmp(name, "--mode") == 0) {
 			if (strcmp(v, "dry-run") != 0 && strcmp(v, "gen") != 0)
-				return gen_usage("--mode %s is not supported here (use dry-run)", v);
+				return gen_usage(cmd, "--mode %s is not supported here (use dry-run)", v);
 		} else
-			return gen_usage("unknown option '%s'", f);
+			return gen_usage(cmd, "unknown option '%s'", f);
 	}
 	if (!o->m.system_path)
-		return gen_usage("%s", "missing --system-config");
+		return gen_usage(cmd, "%s", "missing --system-config");
 	if (!o->m.scenario_path)
-		return gen_usage("%s", "missing --test-scenario");
+		return gen_usage(cmd, "%s", "missing --test-scenario");
 	o->m.overrides = o->sets;
 	o->m.n_overrides = o->n_sets;
 	o->m.presets = o->presets;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/campaign.h"
 #include "reports/fleet.h"
 #include "reports/html/html.h"
 #include "reports/report.h"
@@ -281,8 +282,10 @@ html_fleet_verdict(struct buf *out, const struct summary *s)
 	if (!f)
 		return;
 	fleet_verdict_line(f, &line);
+	/* green only when the campaign passed: no drain among failed runs is
+	 * no good news (DESIGN 18) */
 	buf_printf(out, "<h2>Fleet verdict</h2>\n<p class=\"verdict %s\" id=\"verdict\"><strong>",
-	           f->n_drain ? "drain" : "ok");
+	           f->n_drain ? "drain" : campaign_status(s) == CAMPAIGN_PASSED ? "ok" : "open");
 	esc(out, line.data);
 	buf_puts(out, "</strong></p>\n");
 	if (f->n_multi) {

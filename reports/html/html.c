@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reports/campaign.h"
 #include "reports/format.h"
 #include "reports/html/html.h"
 #include "reports/report.h"
@@ -20,7 +21,8 @@
 #define KUNAI_VERSION "0.0.0-dev"
 #endif
 
-enum { TAIL_LINES = 50, TAIL_BYTES = 64 * 1024, FILE_BYTES = 64 * 1024, SERIES_ROWS = 2000, KEY_METRICS = 4 };
+enum { TAIL_LINES = 50, TAIL_BYTES = 64 * 1024, FILE_BYTES = 64 * 1024, SERIES_ROWS = 2000, KEY_METRICS = 4,
+       STATUS_RUNS = 20 };
 
 static const char style[] =
 	"<style>\n"
@@ -28,10 +30,13 @@ static const char style[] =
 	"table{border-collapse:collapse;margin:.5em 0}\n"
 	"th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}\n"
 	"th{background:#f0f0f0}\n"
-	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 	".passed{background:#e6f4e6}.failed,.perf-failed,.suspect,.timeout{background:#fbe3e3}\n"
 	".cancelled,.node-fail,.infra{background:#fdf0d5}.skipped,.not-run,.running{background:#eeeeee}\n"
 	".low,.high{color:#b00000;font-weight:bold}\n"
+	".status{font-size:1.2em;padding:.4em .6em;border:1px solid #ccc}\n"
+	".status.failed{background:#f6c6c6;border-color:#b00000}.status.suspect,.status.incomplete{background:#fdf0d5}\n"
+	".status.passed{background:#e6f4e6}\n"
 	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow:auto;max-height:30em;white-space:pre-wrap}\n"
 	"img{max-width:100%;border:1px solid #ddd}\n"
 	"</style>\n";
@@ -187,18 +192,57 @@ results_date(const struct summary *s)
 	return d;
 }
 
+/* The first box: the campaign's one status, coloured by the worst run
+ * (DESIGN 18), and each run that did not pass with its reason. */
+static void
+status_box(struct buf *out, const struct summary *s, const size_t *order, const char *const *stems)
+{
+	enum campaign_status c = campaign_status(s);
+	struct buf line = {0};
+	size_t i, shown = 0;
+
+	campaign_line(s, &line);
+	buf_printf(out, "<p class=\"status %s\" id=\"status\"><strong>", campaign_name(c));
+	esc(out, line.data);
+	buf_puts(out, "</strong></p>\n");
+	for (i = 0; i < s->n_runs; i++) {
+		const struct run_report *r = &s->runs[order[i]];
+		if (campaign_of_run(r->outcome, r->ran_skipped) == CAMPAIGN_PASSED)
+			break;
+		if (shown == STATUS_RUNS) {
+			buf_printf(out, "<li>... and more in the runs table below</li>\n");
+			break;
+		}
+		buf_puts(out, shown++ ? "" : "<ul class=\"failures\">\n");
+		buf_printf(out, "<li class=\"%s\"><a href=\"runs/%s.html\">", outcome_name(r->outcome), stems[order[i]]);
+		run_name(out, r);
+		buf_printf(out, "</a> %s", outcome_name(r->outcome));
+		if (r->reason) {
+			buf_puts(out, ": ");
+			esc(out, r->reason);
+		}
+		buf_puts(out, "</li>\n");
+	}
+	if (shown)
+		buf_puts(out, "</ul>\n");
+	buf_free(&line);
+}
+
+/* The status and the runs that did not pass first, then the fleet verdict,
+ * then the tables, the plots last. */
 static void
 index_page(const struct summary *s, const char *const *stems, bool history, const char *overlays,
            struct buf *out)
 {
 	const char *date = results_date(s);
+	size_t *order = campaign_order(s), i;
 	struct buf paths = {0};
-	size_t i;
 
 	head(out, s->scenario, NULL);
 	buf_puts(out, "<h1>");
 	esc(out, s->scenario);
 	buf_puts(out, "</h1>\n");
+	status_box(out, s, order, stems);
 	html_fleet_verdict(out, s);
 	buf_puts(out, "<p><strong>");
 	summary_paths(s, &paths);
@@ -218,14 +262,11 @@ index_page(const struct summary *s, const char *const *stems, bool history, cons
 	if (history)
 		buf_puts(out, ", <a href=\"history.md\">history.md</a> (values against earlier campaigns)");
 	buf_puts(out, ".</p>\n");
-	if (overlays && *overlays)
-		buf_printf(out, "<h2>every run of a test on one plot</h2>\n%s", overlays);
-	html_fleet_views(out, s, stems);
-	buf_puts(out, "<h2>Runs</h2>\n<table>\n<thead><tr><th>run</th><th>outcome</th><th>reason</th><th>key metrics</th>"
-	              "<th>nodes</th><th>path</th><th>time</th></tr></thead>\n<tbody>\n");
+	buf_puts(out, "<h2>Runs</h2>\n<p>The worst first.</p>\n<table>\n<thead><tr><th>run</th><th>outcome</th>"
+	              "<th>reason</th><th>key metrics</th><th>nodes</th><th>path</th><th>time</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < s->n_runs; i++) {
-		const struct run_report *r = &s->runs[i];
-		buf_printf(out, "<tr class=\"%s\"><td><a href=\"runs/%s.html\">", outcome_name(r->outcome), stems[i]);
+		const struct run_report *r = &s->runs[order[i]];
+		buf_printf(out, "<tr class=\"%s\"><td><a href=\"runs/%s.html\">", outcome_name(r->outcome), stems[order[i]]);
 		run_name(out, r);
 		buf_printf(out, "</a></td><td>%s</td><td>", outcome_name(r->outcome));
 		esc(out, r->reason);
@@ -237,11 +278,16 @@ index_page(const struct summary *s, const char *const *stems, bool history, cons
 		esc(out, r->path ? r->path : "");
 		buf_puts(out, "</td><td class=\"num\">");
 		if (r->duration_s >= 0)
-			fmt_seconds(out, r->duration_s);
+			fmt_duration(out, r->duration_s, r->start_time, r->end_time);
 		buf_puts(out, "</td></tr>\n");
 	}
-	buf_puts(out, "</tbody>\n</table>\n</body>\n</html>\n");
+	buf_puts(out, "</tbody>\n</table>\n");
+	html_fleet_views(out, s, stems);
+	if (overlays && *overlays)
+		buf_printf(out, "<h2>every run of a test on one plot</h2>\n%s", overlays);
+	buf_puts(out, "</body>\n</html>\n");
 	buf_free(&paths);
+	free(order);
 }
 
 /* A run's file (its tail, or its start up to max bytes) in a <pre>. */

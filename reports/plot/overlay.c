@@ -287,7 +287,16 @@ plot_overlay(const char *kind, const struct plan_test *t, const struct run_repor
 	             !plot_script(gemm ? "overlay_gemm" : strcmp(kind, "loss") == 0 ? "overlay_loss" : "overlay_size",
 	                          &script)))
 		goto done;
-	if (gemm) {
+	if (gemm && rows == 1) {
+		/* one value: a point that says it, not a bar across the plot */
+		buf_puts(&script, "plot $data using 1:3:($4 > 0 ? 0xd62728 : 0x7f8fa6):xtic(2) with points pt 7 ps 1.5 "
+		                  "lc rgb variable notitle, $data using 1:3:(sprintf('%.4g', $3)) with labels offset 0,1 "
+		                  "notitle");
+		if (hotlist.len) {
+			buf_puts(&script, ", NaN with points pt 7 lc rgb '#d62728' title ");
+			plot_quote(&script, hotlist.data);
+		}
+	} else if (gemm) {
 		buf_puts(&script, "plot $data using 1:3:(0.8):($4 > 0 ? 0xd62728 : 0x7f8fa6):xtic(2) with boxes lc rgb variable "
 		                  "notitle");
 		if (hotlist.len) {

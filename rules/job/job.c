@@ -198,7 +198,7 @@ lock_dir(struct job *j)
 
 /* ---- job.json, stamp, attempts ------------------------------------------------- */
 
-static bool
+bool
 job_save(struct job *j)
 {
 	struct buf text = {0}, p = {0};
@@ -443,6 +443,14 @@ supersede(struct job *j)
 static int
 interrupted(struct job *j)
 {
+	/* a closed terminal is no request to stop (README): the job keeps
+	 * running, job.json keeps its id and no outcome, and the next `kunai
+	 * run` (or ninja run) reattaches to it instead of submitting again */
+	if (j->signo == SIGHUP && j->info.job_id && !j->info.outcome) {
+		warn("%s: detached from job %s (hangup); it keeps running, and the same command again reattaches",
+		     j->dir, j->info.job_id);
+		return 128 + SIGHUP;
+	}
 	backend_cancel(j);
 	j->info.state = "CANCELLED";
 	if (!j->info.end_time)

@@ -102,8 +102,22 @@ bool job_outcome_retryable(enum outcome o);
  * workload's success check included) and returns the class. */
 enum outcome job_classify(struct job *j);
 
+/* ---- job_cause.c ------------------------------------------------------------- */
+
+/* The cause of a run that ended in outcome o, from the known failure
+ * signatures in its stderr.txt and stdout.txt, with the line that showed
+ * it ("srun has no --container-image: pyxis is not installed ...
+ * [stderr.txt: ...]"); NULL when none is known (or o already says it). */
+const char *job_cause_output(struct job *j, enum outcome o);
+/* "configuration error: ..." naming the TOML field when sbatch's error text
+ * err refuses a setting (partition, gres, account, QoS, limits); NULL when
+ * it is no configuration error. */
+const char *job_cause_submit(struct job *j, const char *err);
+
 /* ---- job.c ------------------------------------------------------------------- */
 
+/* Writes j->info to DIR/job.json (atomically). Returns false after reporting. */
+bool job_save(struct job *j);
 /* Returns j->dir/name in b (reset first). */
 const char *job_path(struct job *j, struct buf *b, const char *name);
 /* The run's script in its dir, as gen names it for the scheduler. */

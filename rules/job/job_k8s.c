@@ -589,6 +589,12 @@ k8s_wait(struct job *j, bool want_start)
 				result = JOB_WAIT_STARTED;
 				break;
 			}
+			/* job.json says running once the pods do: kunai run's
+			 * progress line and kunai status read it */
+			if (strcmp(r.state, "RUNNING") == 0 && (!j->info.state || strcmp(j->info.state, "RUNNING") != 0)) {
+				j->info.state = "RUNNING";
+				job_save(j);
+			}
 			if (dgd && strcmp(r.state, "RUNNING") == 0) {
 				fill(j, &r);
 				if (!dgd_benchmark(j))

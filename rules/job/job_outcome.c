@@ -37,6 +37,7 @@
  *   SIGNALED         yes       failed (standalone: killed by a signal not ours)
  *   LOST             yes       infra (gone without a record)
  *   SUBMIT_FAILED    yes       infra (sbatch refused it)
+ *   CONFIG_ERROR     yes       failed (sbatch refused a setting of the configuration)
  *   IMAGE_PULL_FAILED yes      infra (kubernetes: the image did not pull in time)
  *   UNSCHEDULABLE    yes       infra (kubernetes: no node for its pods in time)
  *   NOT_READY        yes       infra (kubernetes: a DynamoGraphDeployment's pods not Ready in time)
@@ -80,6 +81,7 @@ static const struct {
 	{"SIGNALED", true, OUTCOME_FAILED},
 	{"LOST", true, OUTCOME_INFRA},
 	{"SUBMIT_FAILED", true, OUTCOME_INFRA},
+	{"CONFIG_ERROR", true, OUTCOME_FAILED},
 	{"IMAGE_PULL_FAILED", true, OUTCOME_INFRA},
 	{"UNSCHEDULABLE", true, OUTCOME_INFRA},
 	{"NOT_READY", true, OUTCOME_INFRA},
@@ -200,7 +202,7 @@ job_classify(struct job *j)
 	struct job_record *in = &j->info;
 	bool terminal;
 	enum outcome o = job_state_outcome(in->state, in->has_exit_code ? in->exit_code : 0, &terminal);
-	const char *why = NULL, *prior = in->reason;
+	const char *why = NULL, *prior = in->reason, *cause;
 
 	in->reason = NULL;
 	if (j->stopping && j->stopped_by && !j->signo && !job_outcome_retryable(o)) {
@@ -230,6 +232,9 @@ job_classify(struct job *j)
 		/* infra: what the backend found (LOST says why), else the state */
 		in->reason = prior ? prior : in->state ? in->state : "unknown state";
 	}
+	/* the cause before the exit code: what a person acts on (DESIGN 18) */
+	if (o != OUTCOME_PASSED && o != OUTCOME_CANCELLED && (cause = job_cause_output(j, o)))
+		in->reason = in->reason ? afmt(j, "%s; %s", cause, in->reason) : cause;
 	in->outcome = outcome_name(o);
 	return o;
 }

@@ -296,6 +296,7 @@ slurm_submit(struct job *j, bool *retryable)
 	 * and job.json finds its job again (slurm_find_submitted). */
 	char *argv[] = {"sbatch", "--parsable", "--no-requeue", NULL, NULL, NULL, NULL, NULL};
 	struct buf out = {0}, err = {0}, msg = {0}, comment = {0}, nodes = {0}, count = {0};
+	const char *cause;
 	size_t n, k = 4;
 	long pause = 1000;
 	int rc, nn = 0, tries;
@@ -354,12 +355,20 @@ slurm_submit(struct job *j, bool *retryable)
 	}
 	j->info.state = "SUBMIT_FAILED";
 	j->info.end_time = job_iso(&j->arena, job_now());
-	buf_printf(&msg, "sbatch: %.*s", (int)strcspn(buf_str(&err), "\n"),
-	           err.len ? buf_str(&err) : rc == 0 ? "no job id in its output" : "failed");
+	/* its own "sbatch: error: ..." is not prefixed again */
+	buf_printf(&msg, "%s%.*s", strncmp(buf_str(&err), "sbatch: ", 8) == 0 ? "" : "sbatch: ",
+	           (int)strcspn(buf_str(&err), "\n"), err.len ? buf_str(&err) : rc == 0 ? "no job id in its output" : "failed");
 	j->info.reason = arena_strdup(&j->arena, msg.data);
-	warn("%s: %s", j->dir, msg.data);
+	/* a setting the cluster refuses is the configuration's fault, and
+	 * names its field (DESIGN 18): failed, not infra, never retried */
+	if ((cause = job_cause_submit(j, buf_str(&err)))) {
+		j->info.state = "CONFIG_ERROR";
+		j->info.outcome = outcome_name(OUTCOME_FAILED);
+		j->info.reason = cause;
+	}
 	/* a full queue clears by itself; a bad script or partition does not */
-	*retryable = slurm_limit_error(buf_str(&err)) || slurm_transient(buf_str(&err));
+	*retryable = !cause && (slurm_limit_error(buf_str(&err)) || slurm_transient(buf_str(&err)));
+	/* said once: by the retry's line, or the runner's last */
 done:
 	buf_free(&out);
 	buf_free(&err);
@@ -386,7 +395,7 @@ slurm_cancel(struct job *j)
 /* The job's own start and exit records, when they are this job's, time the
  * run: the scheduler's EndTime is when slurmctld heard of the end, which
  * after an outage is long after it (start= of kunai.start, the mtime of
- * kunai.exit). */
+ * kunai.exit); and kunai.exit's code is the one shown. */
 static void
 record_times(struct job *j)
 {
@@ -400,8 +409,16 @@ record_times(struct job *j)
 	    j->info.job_id && strlen(j->info.job_id) == len && strncmp(f, j->info.job_id, len) == 0 &&
 	    (f = job_record_field(rec.data, "start", &len)) && (t0 = strtod(f, NULL)) > 0) {
 		j->info.start_time = job_iso(&j->arena, t0);
-		if (stat(job_path(j, &p, "kunai.exit"), &st) == 0 && (double)st.st_mtime >= t0)
+		if (stat(job_path(j, &p, "kunai.exit"), &st) == 0 && (double)st.st_mtime >= t0) {
 			j->info.end_time = job_iso(&j->arena, (double)st.st_mtime);
+			/* the job's own exit code, not sacct's (which is srun's or
+			 * the shell's view of it, 127 for 255) */
+			buf_free(&rec);
+			if (job_read_record(j, "kunai.exit", &rec)) {
+				j->info.exit_code = atoi(rec.data);
+				j->info.has_exit_code = true;
+			}
+		}
 	}
 	buf_free(&rec);
 	buf_free(&p);

@@ -40,6 +40,7 @@ test_states(void)
 		{"SIGNALED", 0, true, OUTCOME_FAILED},
 		{"LOST", 0, true, OUTCOME_INFRA},
 		{"SUBMIT_FAILED", 0, true, OUTCOME_INFRA},
+		{"CONFIG_ERROR", 0, true, OUTCOME_FAILED},
 		{"SOMETHING_NEW", 0, true, OUTCOME_INFRA},
 	};
 	static const char *const going[] = {
