@@ -469,10 +469,13 @@ cmd_report(int argc, char **argv)
 		ok = false;
 		goto done;
 	}
-	ok = json_load_plan(&a, b.data, &p);
-	plan_known = ok && report_mtime(b.data, &plan_t);
+	/* (what it lacks, or what is wrong with it, told by the loader) */
+	if (!(plan_known = report_mtime(b.data, &plan_t)) && !json_load_plan(&a, b.data, &p)) {
+		ok = false;
+		goto done;
+	}
 	b.len = 0;
-	if (!ok || !beneath_dirs_ok(root, report_dirs)) {
+	if (!beneath_dirs_ok(root, report_dirs)) {
 		ok = false;
 		goto done;
 	}
@@ -481,7 +484,8 @@ cmd_report(int argc, char **argv)
 	 * older): its files stand, and its stamp has the lines to print (what
 	 * a run wrote reaches the terminal with no control byte: term_text) */
 	quick = !n_hist && plan_known && report_stamp_read(root, &stamp_t, &res) && report_older(plan_t, stamp_t);
-	if (quick && !html && report_fresh(root, &p, plan_t, stamp_t)) {
+	if (quick && !html && report_fresh(root, &res, plan_t, stamp_t)) {
+		/* its run dirs are kunai.json's, which is older: not even read */
 		printf("kunai: %s\nkunai: %s (%s/report)\n", term_text(res.paths), term_text(res.counts), root);
 		if (res.note)
 			printf("kunai: %s\n", term_text(res.note));
@@ -489,6 +493,11 @@ cmd_report(int argc, char **argv)
 		rc = check && res.fail ? 1 : 0;
 		goto done;
 	}
+	buf_printf(&b, "%s/kunai.json", root);
+	ok = json_load_plan(&a, b.data, &p);
+	b.len = 0;
+	if (!ok)
+		goto done;
 	s.scenario = p.scenario;
 	s.system = p.system;
 	s.root = root;

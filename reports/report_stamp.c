@@ -79,34 +79,52 @@ report_stamp_read(const char *root, struct timespec *t, struct stamp_result *res
 {
 	struct buf path = {0}, have = {0}, want = {0};
 	struct timespec m;
-	const char *line[5];
-	char *p, *nl;
-	size_t i, n = 0;
+	const char *line[6];
+	char *p, *nl, *end;
+	size_t i, n = 0, cap;
+	unsigned long runs = 0;
 	bool ok;
 
 	memset(res, 0, sizeof(*res));
 	buf_printf(&path, "%s/.kunai/report.stamp", root);
 	stamp_head(&want);
-	ok = report_mtime(path.data, t) && read_file_max(path.data, &have, 1 << 20, "report stamp") &&
-	     have.len >= want.len && memcmp(have.data, want.data, want.len) == 0;
+	ok = report_mtime(path.data, t) && read_file(path.data, &have) && have.len >= want.len &&
+	     memcmp(have.data, want.data, want.len) == 0;
 	for (i = 0; i < LEN(stamp_made) && ok; i++) {
 		path.len = 0;
 		buf_printf(&path, "%s/%s", root, stamp_made[i]);
 		ok = report_mtime(path.data, &m) && !report_older(*t, m);
 	}
-	/* "fail 0|1", then the paths, counts, note and verdict lines */
+	/* "fail 0|1", the paths, counts, note and verdict lines, "runs N",
+	 * then N run dirs */
 	for (p = ok ? have.data + want.len : NULL; p && n < LEN(line) && (nl = strchr(p, '\n')); p = nl + 1) {
 		*nl = '\0';
 		line[n++] = p;
 	}
 	ok = ok && n == LEN(line) && (strcmp(line[0], "fail 0") == 0 || strcmp(line[0], "fail 1") == 0) &&
-	     has_status(line[2]);
+	     has_status(line[2]) && strncmp(line[5], "runs ", 5) == 0 && (runs = strtoul(line[5] + 5, &end, 10), !*end) &&
+	     runs <= have.len;
+	if (ok) {
+		cap = (size_t)runs;
+		res->dirs = xcalloc(cap + 1, sizeof(*res->dirs));
+		for (; p && res->n_dirs < cap && (nl = strchr(p, '\n')); p = nl + 1) {
+			*nl = '\0';
+			res->dirs[res->n_dirs++] = p;
+		}
+		ok = res->n_dirs == cap && p == have.data + have.len;
+	}
 	if (ok) {
 		res->fail = line[0][5] == '1';
 		res->paths = xstrdup(line[1]);
 		res->counts = xstrdup(line[2]);
 		res->note = line[3][0] ? xstrdup(line[3]) : NULL;
 		res->verdict = xstrdup(line[4]);
+		res->text = have.data;
+		have.data = NULL;
+	} else {
+		free(res->dirs);
+		res->dirs = NULL;
+		res->n_dirs = 0;
 	}
 	buf_free(&path);
 	buf_free(&have);
@@ -121,20 +139,22 @@ report_stamp_free(struct stamp_result *res)
 	free(res->counts);
 	free(res->note);
 	free(res->verdict);
+	free(res->text);
+	free(res->dirs);
 	memset(res, 0, sizeof(*res));
 }
 
 bool
-report_fresh(const char *root, const struct plan *p, struct timespec plan_t, struct timespec stamp_t)
+report_fresh(const char *root, const struct stamp_result *res, struct timespec plan_t, struct timespec stamp_t)
 {
 	struct buf path = {0};
 	struct timespec rep, t;
 	size_t i, dir;
 	bool fresh = true;
 
-	for (i = 0; i < p->n_runs && fresh; i++) {
+	for (i = 0; i < res->n_dirs && fresh; i++) {
 		path.len = 0;
-		buf_printf(&path, "%s/%s/", root, p->runs[i].dir);
+		buf_printf(&path, "%s/%s/", root, res->dirs[i]);
 		dir = path.len;
 		buf_puts(&path, "report.json");
 		/* made before the stamp, after kunai.json */
@@ -188,7 +208,8 @@ report_stamp_write(const char *root, const struct plan *p, const struct stat *se
 	struct timespec tick = {0, 1000000};
 	struct buf path = {0}, text = {0};
 	struct stat st;
-	int fd = -1, i;
+	int fd = -1;
+	size_t i;
 	bool ok, made, past = false;
 
 	buf_printf(&path, "%s/.kunai", root);
@@ -203,6 +224,9 @@ report_stamp_write(const char *root, const struct plan *p, const struct stat *se
 	put_line(&text, res->counts);
 	put_line(&text, res->note);
 	put_line(&text, res->verdict);
+	buf_printf(&text, "runs %zu\n", p->n_runs);
+	for (i = 0; (size_t)i < p->n_runs; i++)
+		put_line(&text, p->runs[i].dir);
 	ok = ok && write(fd, text.data, text.len) == (ssize_t)text.len;
 	for (i = 0; ok && !past && i < 100; i++) {
 		ok = futimens(fd, NULL) == 0 && fstat(fd, &st) == 0;

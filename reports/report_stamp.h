@@ -15,6 +15,10 @@ struct plan;
 struct stamp_result {
 	bool fail;
 	char *paths, *counts, *note, *verdict;
+	/* read back: the run dirs it covered, in kunai.json's order (in text) */
+	char *text;
+	const char **dirs;
+	size_t n_dirs;
 };
 
 /* Reads path's mtime. Returns false when it cannot be stat'ed. */
@@ -26,12 +30,14 @@ bool report_older(struct timespec a, struct timespec b);
  * or newer, or it was made by a kunai that grades otherwise. */
 bool report_stamp_read(const char *root, struct timespec *t, struct stamp_result *res);
 void report_stamp_free(struct stamp_result *res);
-/* Is every run's report.json as the last complete report (stamp_t) found
- * it: made before it and after kunai.json (plan_t), and not older than the
+/* Is every run's report.json (res's dirs: kunai.json's runs when it is
+ * older than the stamp) as the last complete report (stamp_t) found it:
+ * made before it and after kunai.json (plan_t), and not older than the
  * run's job.json and stdout.txt (a run without job.json: no file made or
  * removed in its dir since)? A stat of each, no file read. */
-bool report_fresh(const char *root, const struct plan *p, struct timespec plan_t, struct timespec stamp_t);
-/* Marks a complete report whose result is res: the stamp's mtime is now,
+bool report_fresh(const char *root, const struct stamp_result *res, struct timespec plan_t, struct timespec stamp_t);
+/* Marks a complete report of p's runs whose result is res: the stamp's
+ * mtime is now,
  * once the clock (coarse on most filesystems) is past latest, the newest
  * report.json it covers, and when no report.json changed meanwhile (seen[i]:
  * run i's, as read; a runner shares the lock); else there is no stamp, and

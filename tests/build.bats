@@ -71,6 +71,31 @@ setup() {
 	[ ! -f Makefile ]
 }
 
+@test "no libcurl: a note, kunai builds with http_null.c, and kunai job says why RunAI is off" {
+	mkdir bin
+	# a compiler that has no libcurl: refuses to link -lcurl
+	printf '#!/bin/sh\nfor a; do [ "$a" = -lcurl ] && exit 1; done\nexec cc "$@"\n' >bin/nocurl-cc
+	chmod +x bin/nocurl-cc
+	run ./configure --without-cuda --without-mpi CC="$PWD/bin/nocurl-cc"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"checking for libcurl... no"* ]]
+	[[ "$output" == *"apt-get install libcurl4-openssl-dev"* ]]
+	grep -q '^HTTP_OBJ = rules/job/http_null.o$' Makefile
+	grep -q '^CURL_LIBS = $' Makefile
+	make -j2 kunai >/dev/null
+	! nm kunai | grep -q curl_easy_init
+	# gen still writes the requests; the runner refuses with the reason
+	mkdir -p c/tests
+	printf 'name = "r"\nscheduler = "runai"\ninstall_path = "i"\noutput_path = "o"\nbase_url = "https://r.example.com"\nuser_email = "u"\napp_id = "a"\napp_secret = "s"\nproject_id = "p"\ncluster_id = "c"\n' >c/system.toml
+	printf 'name = "s"\ndescription = "d"\ntest_template_name = "Sleep"\n' >c/tests/s.toml
+	printf 'name = "x"\n[[Tests]]\nid = "a"\ntest_name = "s"\n' >c/scenario.toml
+	./kunai gen --system-config c/system.toml --tests-dir c/tests --test-scenario c/scenario.toml -o out >/dev/null
+	[ -s out/a/0/runai.json ]
+	run "$NINJA" -C out run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"kunai was built without libcurl (install libcurl4-openssl-dev, then ./configure && make): RunAI submission is disabled"* ]]
+}
+
 @test "no C compiler fails with the apt-get line" {
 	run --separate-stderr ./configure CC=/nonexistent/cc
 	[ "$status" -eq 1 ]

@@ -578,3 +578,62 @@ T
 	done
 	grep -q '"iterations":2' "$W/out/kunai.json"
 }
+
+@test "rules that gain exec: kunai gen gives the finished runs of .ninja_log the new command's hash on every scheduler, and nothing else" {
+	# what a kunai whose rules ran kunai job without exec left: every run
+	# done (ninja ran them with a stand-in at the path local.ninja names)
+	printf '%s\n' 'name = "exec"' '[[Tests]]' 'id = "a b"' 'test_name = "sleep"' 'iterations = 2' \
+		'[[Tests]]' 'id = "c"' 'test_name = "sleep"' '  [[Tests.dependencies]]' '  type = "start_post_init"' \
+		'  id = "a b"' >"$W/c/scenario.toml"
+	printf 'name = "s"\nscheduler = "slurm"\ninstall_path = "./install"\noutput_path = "./results"\n' >"$W/c/slurm.toml"
+	printf 'default_partition = "main"\n[[partitions]]\nname = "main"\n' >>"$W/c/slurm.toml"
+	printf 'name = "k"\nscheduler = "kubernetes"\nkube_config_path = ""\ndefault_namespace = "t"\n' >"$W/c/k8s.toml"
+	printf 'install_path = "./install"\noutput_path = "./results"\n' >>"$W/c/k8s.toml"
+	printf 'name = "l"\nscheduler = "lsf"\ninstall_path = "./install"\noutput_path = "./results"\n' >"$W/c/lsf.toml"
+	printf 'default_queue = "normal"\n[[queues]]\nname = "normal"\n' >>"$W/c/lsf.toml"
+	printf 'name = "r"\nscheduler = "runai"\ninstall_path = "./install"\noutput_path = "./results"\n' >"$W/c/runai.toml"
+	printf 'base_url = "https://runai.example.com"\nuser_email = "a@example.com"\napp_id = "id"\n' >>"$W/c/runai.toml"
+	printf 'app_secret = "s"\nproject_id = "p"\ncluster_id = "7"\n' >>"$W/c/runai.toml"
+	mkdir -p "$W/k" "$W/old"
+	cp "$BATS_TEST_DIRNAME"/../rules/*.ninja "$BATS_TEST_DIRNAME"/../rules/*.sh "$W/old/"
+	sed -i 's/^\(run\|start\)_command = exec /\1_command = /' "$W/old/"*.ninja
+	printf '#!/bin/sh\nfor a; do :; done\n: >"$a"\n' >"$W/stub"
+	chmod +x "$W/stub"
+	for sys in slurm k8s lsf runai; do
+		rm -rf "$W/b"
+		cp "$KUNAI" "$W/k/kunai"
+		(cd "$W/c" && "$W/k/kunai" gen --system-config $sys.toml --tests-dir tests --test-scenario scenario.toml \
+			-o "$W/b" --rules-dir "$W/old") >/dev/null
+		cp "$W/stub" "$W/k/kunai"
+		touch -d 2000-01-01 "$W/k/kunai"
+		"$NINJA" -C "$W/b" run >/dev/null
+		grep -q "	a b/1/kunai.stamp	" "$W/b/.ninja_log"
+		# an entry of another command (a hand-made one) stays as it was
+		printf '1\t2\t3\tc/9/kunai.stamp\tdeadbeef\n' >>"$W/b/.ninja_log"
+		cp "$W/b/.ninja_log" "$W/log.before"
+		cp "$KUNAI" "$W/k/kunai"
+		run -0 sh -c 'cd "$1/c" && "$1/k/kunai" gen --system-config "$2.toml" --tests-dir tests \
+			--test-scenario scenario.toml -o "$1/b" --rules-dir "$3"' sh "$W" $sys "$BATS_TEST_DIRNAME/../rules"
+		[[ "$output" == *"kept across the rules' exec"* ]]
+		cp "$W/stub" "$W/k/kunai"
+		touch -d 2000-01-01 "$W/k/kunai"
+		# ninja would run nothing but the install the rules dir names
+		"$NINJA" -C "$W/b" -n -d explain run >"$W/plan" 2>&1
+		! grep -E 'RUN |START |command line changed' "$W/plan"
+		grep -q '	c/9/kunai.stamp	deadbeef$' "$W/b/.ninja_log"
+		[ "$(diff "$W/log.before" "$W/b/.ninja_log" | grep -c '^>')" -ge 4 ]
+		# a second gen finds nothing to carry over
+		cp "$KUNAI" "$W/k/kunai"
+		run -0 sh -c 'cd "$1/c" && "$1/k/kunai" gen --system-config "$2.toml" --tests-dir tests \
+			--test-scenario scenario.toml -o "$1/b" --rules-dir "$3"' sh "$W" $sys "$BATS_TEST_DIRNAME/../rules"
+		[[ "$output" != *"kept across"* ]]
+	done
+	# a log of another ninja's format is left alone
+	sed -i '1s/.*/# ninja log v7/' "$W/b/.ninja_log"
+	cp "$W/b/.ninja_log" "$W/log.v7"
+	(cd "$W/c" && "$W/k/kunai" gen --system-config k8s.toml --tests-dir tests --test-scenario scenario.toml \
+		-o "$W/b" --rules-dir "$W/old") >/dev/null
+	(cd "$W/c" && "$W/k/kunai" gen --system-config k8s.toml --tests-dir tests --test-scenario scenario.toml \
+		-o "$W/b" --rules-dir "$BATS_TEST_DIRNAME/../rules") >/dev/null
+	cmp "$W/log.v7" "$W/b/.ninja_log"
+}

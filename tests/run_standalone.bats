@@ -405,6 +405,37 @@ test_name = "count"'
 	[ ! -e "$B/x/0/kunai.stamp" ]
 }
 
+@test "rules that gain exec keep the finished runs of a build dir: kunai gen carries its .ninja_log over" {
+	# the build dir of a kunai whose rules ran kunai job without exec, all
+	# done: a kunai at a path of its own, the rules in a dir of their own
+	mkdir -p "$W/k" "$W/rules"
+	cp "$KUNAI" "$W/k/kunai"
+	cp "$BATS_TEST_DIRNAME"/../rules/*.ninja "$W/rules/"
+	grep -q '^run_command = exec ' "$W/rules/standalone.ninja"
+	sed -i 's/^\(run\|start\)_command = exec /\1_command = /' "$W/rules/standalone.ninja"
+	printf '%s\n' 'name = "exec"' '[[Tests]]' 'id = "a b"' 'test_name = "ok"' 'iterations = 2' \
+		'[[Tests]]' 'id = "c"' 'test_name = "ok"' '  [[Tests.dependencies]]' '  type = "start_post_init"' \
+		'  id = "a b"' >"$C/scenario.toml"
+	(cd "$C" && "$W/k/kunai" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml \
+		-o "$B" --rules-dir "$W/rules") >/dev/null
+	run -0 "$NINJA" -C "$B" run
+	[ -e "$B/a b/1/kunai.stamp" ] && [ -e "$B/c/0/kunai.stamp" ]
+	cat "$B"/*/*/job.json | md5sum >"$W/jobs"
+	# the new kunai and its rules: ninja regenerates, and runs nothing
+	cp "$BATS_TEST_DIRNAME"/../rules/standalone.ninja "$W/rules/"
+	touch "$W/k/kunai"
+	run -0 "$NINJA" -C "$B" run
+	[[ "$output" == *"Regenerating build.ninja"* ]]
+	[[ "$output" == *"kunai: 5 finished runs kept across the rules' exec"* ]]
+	[[ "$output" == *"ninja: no work to do."* ]]
+	[[ "$output" != *"RUN "* && "$output" != *"START "* ]]
+	cat "$B"/*/*/job.json | md5sum | cmp - "$W/jobs"
+	run -0 "$NINJA" -C "$B" run
+	[[ "$output" == *"ninja: no work to do."* ]]
+	# and the commands under exec are what ninja recorded
+	grep -q '^exec .* job run --scheduler standalone .*'"'a b/1/kunai.stamp'" <("$NINJA" -C "$B" -t commands run)
+}
+
 @test "a second ninja on the same build dir is refused; a dead one's lock is taken over" {
 	gen '
 name = "o"

@@ -161,7 +161,7 @@ static const struct command commands[] = {
 	 "a failed run is not an error (exit 0). Exit 1 when DIR is not a run of\n"
 	 "kunai.json or the report cannot be written.\n"},
 	{"job", cmd_job, "submit, wait for and record one run (ninja's run edges)", true,
-	 "job run|start --scheduler standalone|slurm|kubernetes [options] DIR|DIR/kunai.stamp",
+	 "job run|start --scheduler standalone|slurm|kubernetes|lsf|runai [options] DIR|DIR/kunai.stamp",
 	 "Run one run dir of the build dir (what `ninja run` calls, from the build\n"
 	 "dir, with the edge's stamp): submit DIR's script, or reattach to its job if an earlier\n"
 	 "invocation left one queued or running; wait; record DIR/job.json (state,\n"
@@ -190,7 +190,9 @@ static const struct command commands[] = {
 	 "  --node-group PARTITION:GROUP:N:NODES   slurm: choose N nodes of the\n"
 	 "                          group when submitting (idle first)\n"
 	 "  --also-nodes LIST       slurm: nodes added to the chosen ones\n"
-	 "  --exclude-nodes LIST    slurm: nodes never chosen\n\n"
+	 "  --exclude-nodes LIST    slurm: nodes never chosen\n"
+	 "  --system-config FILE    runai: the system file, whose app_secret (or the\n"
+	 "                          variable it names, \"$NAME\") authenticates\n\n"
 	 "A Slurm job's exit record that the scheduler has not confirmed within\n"
 	 "600 s ($KUNAI_TRUST_RECORD; slurmctld down, accounting lagging) is taken\n"
 	 "as the job's end, with a warning, rather than waited on forever.\n"},

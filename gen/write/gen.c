@@ -425,6 +425,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	sink_stream_end(&js);
 	if (!sink_commit(&sink))
 		goto undo;
+	ninja_log_migrate(out_dir, rules, ninja_rules_file(c->system->scheduler));
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
 	if (c->scenario->n_cases > NINJA_ALIAS_MAX)
 		printf("kunai: %zu tests, more than %d: a test of one run is a ninja target by its stamp "

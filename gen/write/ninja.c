@@ -19,8 +19,8 @@ ninja_script_name(enum sched s)
 	return s == SCHED_SLURM ? "cloudai_sbatch_script.sh" : s == SCHED_LSF ? "bsub_script.sh" : "run.sh";
 }
 
-static const char *
-rules_file(enum sched s)
+const char *
+ninja_rules_file(enum sched s)
 {
 	switch (s) {
 	case SCHED_SLURM:
@@ -427,7 +427,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 	buf_puts(b, "include local.ninja\n\n");
 	buf_printf(b, "pool jobs\n  depth = %d\n\n", c->system->max_jobs);
 	buf_puts(b, "include $rulesdir/common.ninja\n");
-	buf_printf(b, "include $rulesdir/%s\n\n", rules_file(c->system->scheduler));
+	buf_printf(b, "include $rulesdir/%s\n\n", ninja_rules_file(c->system->scheduler));
 	buf_puts(b, "scenario = ");
 	ninja_escape_value(b, sc->name);
 	buf_puts(b, "\n");

@@ -13,6 +13,8 @@ struct runlist;
 
 /* Returns the job script's file name for a scheduler (in every run dir). */
 const char *ninja_script_name(enum sched s);
+/* Returns the rule file (in the rules dir) of a scheduler. */
+const char *ninja_rules_file(enum sched s);
 
 /* ninja rescans a waiting edge's inputs each time one of them is built:
  * an edge naming n files costs n^2, so an edge that would name more than
@@ -49,5 +51,13 @@ void ninja_write_report(const struct campaign *c, const struct runlist *rl, stru
  * which reruns `kunai argv...` in cwd. */
 void ninja_write_local(const struct campaign *c, const char *kunai, const char *rulesdir,
                        const char *cwd, const char *const *argv, size_t argc, struct buf *b);
+
+/* ninja_log.c: when the scheduler's rule file (rulesdir/rules_file) runs
+ * its run and start commands under exec, gives each entry of out_dir's
+ * .ninja_log that has the hash of that command without exec (its variables
+ * from out_dir's local.ninja) the hash with it, so that ninja does not run
+ * a finished run again. Never fails: a log it cannot read or write is left
+ * as it was (and its runs run again). */
+void ninja_log_migrate(const char *out_dir, const char *rulesdir, const char *rules_file);
 
 #endif

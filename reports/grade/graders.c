@@ -1,5 +1,8 @@
 /* grade/graders.c: every grader, by the name a workload entry gives
- * (workload.grader). Adding a workload family's grader is one line here. */
+ * (workload.grader). Adding a workload family's grader is one line here,
+ * with the CRC of the file that holds it (GRADE_SRC_<FILE>, sources.h); a
+ * grader in a new file also takes a line in sources.sh and in Makefile.in's
+ * GRADE_SRC, so that a change to it regrades its runs. */
 #include <stdint.h>
 #include <string.h>
 

@@ -672,6 +672,8 @@ cmd_job(int argc, char **argv)
 	rc = run(&j);
 	if (j.sched != JOB_STANDALONE)
 		poll_release(&j);
+	if (j.sched == JOB_RUNAI)
+		runai_release(&j);
 	close(fd);
 	close(bfd);
 out:

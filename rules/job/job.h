@@ -16,6 +16,7 @@
 struct slurm_row;
 struct cJSON;
 struct slurm_watch;
+struct runai;
 
 enum job_sched {
 	JOB_STANDALONE,
@@ -70,6 +71,9 @@ struct job {
 	/* kubernetes (job_k8s.c), from kunai.json and k8s.json */
 	const char *kubeconfig, *k8s_namespace, *k8s_build, *k8s_kind, *k8s_run, *k8s_install;
 	long poll_min_ms; /* the poll interval's floor: the system's monitor_interval; 0: 2 s */
+	/* runai (job_runai.c), from kunai.json and --system-config */
+	const char *system_config;
+	struct runai *runai;
 };
 
 /* `kunai job run|start`: returns the process exit status (0 passed, 1 not,
@@ -142,6 +146,9 @@ bool job_stop_due(struct job *j);
 
 /* Whether path exists. */
 bool job_exists(const char *path);
+/* A non-negative whole number (of seconds) from the environment variable
+ * name; def when it is unset, empty or not one. */
+long job_env_seconds(const char *name, long def);
 /* Wall clock and monotonic clock in seconds. */
 double job_now(void);
 double job_mono(void);
@@ -244,6 +251,11 @@ enum job_wait slurm_wait(struct job *j, bool want_start);
 bool slurm_find_submitted(struct job *j);
 /* scancel the job (retrying transient errors). */
 void slurm_cancel(struct job *j);
+/* Runs argv (argv[0] from PATH) in dir, retrying the errors transient()
+ * calls transient up to tries times with growing pauses; a signal ends the
+ * retries unless cleanup. Returns its exit status (-1 when it cannot run). */
+int job_cmd_retry(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
+                  struct buf *err, bool (*transient)(const char *err));
 /* Runs a Slurm command (argv[0] from PATH) in dir, retrying transient errors
  * up to tries times with growing pauses; a signal ends the retries unless
  * cleanup. Returns its exit status (-1 when it cannot run). */
@@ -326,6 +338,8 @@ void runai_cancel(struct job *j);
 /* The poller's query: one workload listing for ids; false when the API
  * could not be asked. */
 bool runai_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
+/* Wipes and frees the secret and the token. */
+void runai_release(struct job *j);
 
 /* ---- job_poll.c ---------------------------------------------------------- */
 

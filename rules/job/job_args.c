@@ -27,9 +27,9 @@ usage_job(const char *fmt, const char *arg)
 {
 	fputs("kunai: job: ", stderr);
 	fprintf(stderr, fmt, arg);
-	fputs("\nusage: kunai job run|start --scheduler standalone|slurm|kubernetes [--workload NAME]\n"
+	fputs("\nusage: kunai job run|start --scheduler standalone|slurm|kubernetes|lsf|runai [--workload NAME]\n"
 	      "         [--time-limit SEC] [--after-start DIR:DELAY]... [--stop-with ID]...\n"
-	      "         [--delay SEC] [--retries N] [--poll-max SEC] [--launch-dir DIR]\n"
+	      "         [--delay SEC] [--retries N] [--poll-max SEC] [--launch-dir DIR] [--system-config FILE]\n"
 	      "         [--single-sbatch SCRIPT]\n"
 	      "         [--node-group PARTITION:GROUP:N:NODES]... [--also-nodes NODES] [--exclude-nodes NODES]\n"
 	      "         DIR|DIR/kunai.stamp\n"
@@ -111,6 +111,9 @@ option(struct job *j, const char *a, const char *val)
 		j->node_groups = arena_reserve(&j->arena, j->node_groups, j->n_node_groups, j->n_node_groups + 1,
 		                               &j->cap_node_groups, sizeof(*j->node_groups));
 		j->node_groups[j->n_node_groups++] = val;
+	} else if (strcmp(a, "--system-config") == 0) {
+		/* runai: where a secret written in the system file is read */
+		j->system_config = val;
 	} else if (strcmp(a, "--launch-dir") == 0) {
 		/* CloudAI's $PWD (the dir kunai gen ran in), which the job's
 		 * script reads from the environment sbatch or bash inherit */

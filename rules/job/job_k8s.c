@@ -32,18 +32,6 @@ enum {
 	MAX_ARGS = 24,
 };
 
-static long
-env_seconds(const char *name, long def)
-{
-	const char *s = getenv(name);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return def;
-	v = strtol(s, &end, 10);
-	return *end || v < 0 ? def : v;
-}
 
 /* ---- configuration --------------------------------------------------------------- */
 
@@ -145,7 +133,7 @@ k8s_kubectl(struct job *j, const char *const *args, int tries, bool cleanup, str
 	int n = 0, rc = -1, k;
 
 	if (tries > 1)
-		tries = (int)env_seconds("KUNAI_K8S_TRIES", tries);
+		tries = (int)job_env_seconds("KUNAI_K8S_TRIES", tries);
 	if (tries < 1)
 		tries = 1;
 
@@ -537,10 +525,10 @@ finish(struct job *j)
 enum job_wait
 k8s_wait(struct job *j, bool want_start)
 {
-	long pull_wait = env_seconds("KUNAI_K8S_PULL_WAIT", PULL_WAIT_S);
-	long pending_wait = env_seconds("KUNAI_K8S_PENDING_WAIT", PENDING_WAIT_S);
-	long unreachable = env_seconds("KUNAI_K8S_UNREACHABLE", UNREACHABLE_S);
-	long ready_wait = env_seconds("KUNAI_K8S_READY_WAIT", READY_WAIT_S);
+	long pull_wait = job_env_seconds("KUNAI_K8S_PULL_WAIT", PULL_WAIT_S);
+	long pending_wait = job_env_seconds("KUNAI_K8S_PENDING_WAIT", PENDING_WAIT_S);
+	long unreachable = job_env_seconds("KUNAI_K8S_UNREACHABLE", UNREACHABLE_S);
+	long ready_wait = job_env_seconds("KUNAI_K8S_READY_WAIT", READY_WAIT_S);
 	bool dgd;
 	double begun = job_now(), now, when = 0, last_when = 0, answered = job_now(), pull_since = 0, unsched_since = 0, submit = 0;
 	struct buf err = {0};

@@ -46,28 +46,12 @@ lsf_transient(const char *err)
 	return false;
 }
 
-/* A command of LSF's (bsub, bjobs, bkill) retried on transient errors, as
- * slurm_cmd does; its exit status. */
+/* A command of LSF's (bsub, bjobs, bkill) retried on transient errors. */
 static int
 lsf_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
         struct buf *err)
 {
-	long pause = 1000;
-	int rc = -1, k;
-
-	for (k = 0; k < tries; k++) {
-		if (out)
-			out->len = 0;
-		err->len = 0;
-		rc = job_capture(j, argv, dir, out, err);
-		if (rc == 0 || !lsf_transient(buf_str(err)) || k + 1 == tries)
-			break;
-		warn("%s: %.*s; again in %ld s", argv[0], (int)strcspn(buf_str(err), "\n"), buf_str(err), pause / 1000);
-		if (job_sleep(j, pause) && j->signo && !cleanup)
-			break;
-		pause *= 2;
-	}
-	return rc;
+	return job_cmd_retry(j, argv, dir, tries, cleanup, out, err, lsf_transient);
 }
 
 static void

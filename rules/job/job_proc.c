@@ -23,6 +23,19 @@
  * clients give up on their own well before (MessageTimeout). */
 enum { CAPTURE_LIMIT_S = 300 };
 
+long
+job_env_seconds(const char *name, long def)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtol(s, &end, 10);
+	return *end || v < 0 ? def : v;
+}
+
 bool
 job_exists(const char *path)
 {

@@ -187,12 +187,12 @@ slurm_limit_error(const char *err)
 
 /* ---- submit and cancel ------------------------------------------------------------- */
 
-/* Runs a Slurm command, retrying transient errors up to tries times with
- * growing pauses; a signal ends the retries unless cleanup (scancel is what
- * a signal asks for). Returns its status. */
+/* Runs a scheduler's command, retrying errors transient() calls transient
+ * up to tries times with growing pauses; a signal ends the retries unless
+ * cleanup (scancel is what a signal asks for). Returns its status. */
 int
-slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
-          struct buf *err)
+job_cmd_retry(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
+              struct buf *err, bool (*transient)(const char *err))
 {
 	long pause = 1000;
 	int rc = -1, k;
@@ -202,7 +202,7 @@ slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cl
 			out->len = 0;
 		err->len = 0;
 		rc = job_capture(j, argv, dir, out, err);
-		if (rc == 0 || !slurm_transient(buf_str(err)) || k + 1 == tries)
+		if (rc == 0 || !transient(buf_str(err)) || k + 1 == tries)
 			break;
 		warn("%s: %.*s; again in %ld s", argv[0], (int)strcspn(buf_str(err), "\n"), buf_str(err), pause / 1000);
 		if (job_sleep(j, pause) && j->signo && !cleanup)
@@ -210,6 +210,13 @@ slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cl
 		pause *= 2;
 	}
 	return rc;
+}
+
+int
+slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cleanup, struct buf *out,
+          struct buf *err)
+{
+	return job_cmd_retry(j, argv, dir, tries, cleanup, out, err, slurm_transient);
 }
 
 /* The comment every job of run dir j->dir carries (--comment): what tells

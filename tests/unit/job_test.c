@@ -427,6 +427,39 @@ test_plain_env(void)
 	buf_free(&t);
 }
 
+/* bjobs -noheader -o "jobid stat exit_code exec_host exit_reason delimiter='|'"
+ * as LSF 10.1 prints it (job_lsf.c) */
+static void
+test_lsf(void)
+{
+	struct slurm_row r;
+
+	ok(lsf_parse_bjobs("101|DONE|-|node1|-", &r) && strcmp(r.id, "101") == 0 && strcmp(r.state, "COMPLETED") == 0 &&
+	       r.exit_code == 0 && strcmp(r.nodes, "node1") == 0 && !r.reason[0],
+	   "bjobs: DONE is COMPLETED, exit code 0");
+	ok(lsf_parse_bjobs("102|EXIT|3|4*node1:4*node2|-\n", &r) && strcmp(r.state, "FAILED") == 0 && r.exit_code == 3 &&
+	       strcmp(r.nodes, "node1,node2") == 0,
+	   "bjobs: EXIT with its exit code, exec_host's N*host list as nodes");
+	ok(lsf_parse_bjobs("103|EXIT|140|n1|TERM_RUNLIMIT: job killed after reaching LSF run time limit", &r) &&
+	       strcmp(r.state, "TIMEOUT") == 0,
+	   "bjobs: TERM_RUNLIMIT is TIMEOUT");
+	ok(lsf_parse_bjobs("104|EXIT|130|n1|TERM_OWNER: job killed by owner", &r) && strcmp(r.state, "CANCELLED") == 0,
+	   "bjobs: TERM_OWNER is CANCELLED");
+	ok(lsf_parse_bjobs("105|EXIT|137|n1|TERM_MEMLIMIT: job killed after reaching LSF memory usage limit", &r) &&
+	       strcmp(r.state, "OUT_OF_MEMORY") == 0,
+	   "bjobs: TERM_MEMLIMIT is OUT_OF_MEMORY");
+	ok(lsf_parse_bjobs("106|PEND|-|-|-", &r) && strcmp(r.state, "PENDING") == 0 && r.exit_code == -1 && !r.nodes[0],
+	   "bjobs: PEND is PENDING, no exit code, no host");
+	ok(lsf_parse_bjobs("107|SSUSP|-|n1|-", &r) && strcmp(r.state, "SUSPENDED") == 0, "bjobs: SSUSP is SUSPENDED");
+	ok(lsf_parse_bjobs("108|ZOMBI|-|n1|-", &r) && strcmp(r.state, "NODE_FAIL") == 0, "bjobs: ZOMBI is NODE_FAIL");
+	ok(!lsf_parse_bjobs("Job <9> is not found", &r) && !lsf_parse_bjobs("109|WHAT|-|-|-", &r) &&
+	       !lsf_parse_bjobs("", &r),
+	   "bjobs: an error line or an unknown stat is no row");
+	ok(lsf_transient("LSF is down. Please wait ...") && lsf_transient("batch system daemon not responding ... still trying") &&
+	       !lsf_transient("Job not submitted. Bad queue name"),
+	   "bjobs/bsub: mbatchd out of reach is transient, a bad queue is not");
+}
+
 int
 main(void)
 {
@@ -440,6 +473,7 @@ main(void)
 	test_times();
 	test_records();
 	test_k8s();
+	test_lsf();
 	test_batch();
 	test_plain();
 	test_plain_env();

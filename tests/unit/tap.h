@@ -16,6 +16,7 @@ static int tap_n, tap_failed;
 		printf("%s %d - ", tap_c ? "ok" : "not ok", tap_n);           \
 		printf(__VA_ARGS__);                                          \
 		printf("%s\n", tap_c ? "" : " (failed: " #cond ")");          \
+		fflush(stdout); /* whole lines: stderr shares the file */     \
 	} while (0)
 
 static int
