@@ -328,11 +328,12 @@ cmd_export(int argc, char **argv)
 	}
 	if (!dir || !out)
 		return export_usage(dir ? "missing -o FILE.tar.gz" : "missing BUILD_DIR");
+	/* shared: a kunai gen does not rewrite what is being packed; taken
+	 * (and an interrupted gen undone) before kunai.json is read */
 	buf_printf(&tmp, "%s/kunai.json", dir);
-	if (!json_load_plan(&a, tmp.data, &p))
+	if (access(tmp.data, F_OK) == 0 && (lockfd = lock_take(dir, false, "export")) < 0)
 		goto done;
-	/* shared: a kunai gen does not rewrite what is being packed */
-	if ((lockfd = lock_take(dir, false, "export")) < 0)
+	if (!json_load_plan(&a, tmp.data, &p))
 		goto done;
 	add(&e, "kunai.json");
 	add_file(&e, dir, "build.ninja");

@@ -15,6 +15,7 @@
 
 #include "report.h"
 #include "reports/grade/grade.h"
+#include "gen/base/beneath.h"
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"
 
@@ -245,6 +246,18 @@ grade_identity(void)
 	return h;
 }
 
+/* The report of run r before anything is known of it. */
+static void
+report_start(struct run_report *out, const struct plan_run *r)
+{
+	memset(out, 0, sizeof(*out));
+	out->dir = r->dir;
+	out->id = r->id;
+	out->iteration = r->iteration;
+	out->step = r->step;
+	out->duration_s = -1;
+}
+
 void
 grade_run(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
           bool check, struct run_report *out)
@@ -255,13 +268,8 @@ grade_run(struct arena *a, const char *root, const struct plan *p, const struct 
 	const char *wname;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	report_start(out, r);
 	out->grader = grade_version(a, NULL);
-	out->dir = r->dir;
-	out->id = r->id;
-	out->iteration = r->iteration;
-	out->step = r->step;
-	out->duration_s = -1;
 	buf_printf(&dir, "%s/%s", root, r->dir);
 	buf_printf(&path, "%s/job.json", dir.data);
 	rc = record_job_read(a, path.data, &j, &why);
@@ -309,9 +317,18 @@ bool
 grade_write(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
             const char *target, struct run_report *out)
 {
+	const char *dirs[] = {r->dir, NULL};
 	struct buf b = {0};
 	bool ok;
 
+	/* the run dir (and every dir above it) is no link: report.json is
+	 * written there (and the run read from there) */
+	if (!beneath_dirs_ok(root, dirs)) {
+		report_start(out, r);
+		out->outcome = OUTCOME_INFRA;
+		out->reason = "the run dir is a symbolic link (or under one); not read, not written";
+		return false;
+	}
 	grade_run(a, root, p, r, true, out);
 	json_write_report(out, &b);
 	ok = write_file_atomic(target, b.data, b.len);

@@ -22,6 +22,7 @@
 #include "reports/format.h"
 #include "reports/report_stamp.h"
 #include "reports/html/html.h"
+#include "gen/base/beneath.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
 
@@ -370,6 +371,11 @@ write_out(const char *root, const char *name, struct buf *b)
 	return ok;
 }
 
+/* The directories a report writes in (and ninja's log for report.ninja):
+ * none may be, or pass, a link. */
+static const char *const report_dirs[] = {"report", "report/csv", "report/runs", "report/plots", ".kunai",
+                                          ".kunai/report", NULL};
+
 /* report/summary.json, or (p not NULL) report/junit.xml, written as made. */
 static bool
 stream_out(const char *root, const char *name, const struct summary *s, const struct plan *p)
@@ -441,6 +447,8 @@ cmd_report(int argc, char **argv)
 	}
 	if (html_only) {
 		/* ninja's html edge: after the plots, from summary.json */
+		if ((lockfd = lock_take(root, false, "report")) < 0 || !beneath_dirs_ok(root, report_dirs))
+			goto done;
 		buf_printf(&b, "%s/report/summary.json", root);
 		ok = json_load_summary(&a, b.data, &s);
 		b.len = 0;
@@ -452,37 +460,38 @@ cmd_report(int argc, char **argv)
 		rc = ok && html_write(root, &s) ? 0 : 1;
 		goto done;
 	}
+	/* shared with the runner and other reports, not under a kunai gen;
+	 * taken (and an interrupted gen undone) before kunai.json is read, so
+	 * the plan read is the one the build dir holds. A dir with no
+	 * kunai.json gets no .kunai made in it: the load below says why. */
 	buf_printf(&b, "%s/kunai.json", root);
 	/* a results dir of CloudAI's has none: its test-run.toml files are the plan */
 	cloudai = access(b.data, F_OK) != 0 && cloudai_results_is(root);
+	if (stat(b.data, &st) == 0 && (lockfd = lock_take(root, false, "report")) < 0) {
+		ok = false;
+		goto done;
+	}
 	/* (what it lacks, or what is wrong with it, told by the loader) */
 	if (!cloudai && !(plan_known = report_mtime(b.data, &plan_t)) && !json_load_plan(&a, b.data, &p)) {
 		ok = false;
 		goto done;
 	}
 	b.len = 0;
-	/* shared with the runner and other reports, not under a kunai gen */
-	if ((lockfd = lock_take(root, false, "report")) < 0) {
+	if (!beneath_dirs_ok(root, report_dirs)) {
 		ok = false;
 		goto done;
 	}
-	buf_printf(&b, "%s/report", root);
-	if (lstat(b.data, &st) == 0 && S_ISLNK(st.st_mode)) {
-		warn("%s is a symbolic link; kunai does not write through links (remove it)", b.data);
-		ok = false;
-		goto done;
-	}
-	b.len = 0;
 	/* nothing changed since the last complete report (no report.json newer
 	 * than its stamp or older than what it was graded from, kunai.json
-	 * older): its files stand, and its stamp has the lines to print */
+	 * older): its files stand, and its stamp has the lines to print (what
+	 * a run wrote reaches the terminal with no control byte: term_text) */
 	quick = !n_hist && plan_known && report_stamp_read(root, &stamp_t, &res) && report_older(plan_t, stamp_t);
 	if (quick && !html && report_fresh(root, &res, plan_t, stamp_t)) {
 		/* its run dirs are kunai.json's, which is older: not even read */
-		printf("kunai: %s\nkunai: %s (%s/report)\n", res.paths, res.counts, root);
+		printf("kunai: %s\nkunai: %s (%s/report)\n", term_text(res.paths), term_text(res.counts), root);
 		if (res.note)
-			printf("kunai: %s\n", res.note);
-		printf("kunai: %s\n", res.verdict);
+			printf("kunai: %s\n", term_text(res.note));
+		printf("kunai: %s\n", term_text(res.verdict));
 		rc = check && res.fail ? 1 : 0;
 		goto done;
 	}
@@ -566,9 +575,9 @@ cmd_report(int argc, char **argv)
 		ok = html_write(root, &s) && ok;
 	if (!ok)
 		goto done;
-	printf("kunai: %s\nkunai: %s (%s/report)\n", res.paths, res.counts, root);
+	printf("kunai: %s\nkunai: %s (%s/report)\n", term_text(res.paths), term_text(res.counts), root);
 	if (s.note)
-		printf("kunai: %s\n", s.note);
+		printf("kunai: %s\n", term_text((char *)s.note));
 	if (n_hist && hr.unreadable)
 		printf("kunai: history: %zu of %zu source%s could not be read (%s/report/history.md)\n", hr.unreadable,
 		       n_hist, n_hist == 1 ? "" : "s", root);
@@ -578,7 +587,7 @@ cmd_report(int argc, char **argv)
 	else if (n_hist)
 		printf("kunai: %zu value%s outside %s history (%s/report/history.md)\n", hr.flagged,
 		       hr.flagged == 1 ? "" : "s", hr.flagged == 1 ? "its" : "their", root);
-	printf("kunai: %s\n", res.verdict);
+	printf("kunai: %s\n", term_text(res.verdict));
 	/* a history that could not be judged is no pass; a node to drain neither */
 	rc = check && (res.fail || (n_hist && (hr.flagged || hr.unreadable || !hr.checked))) ? 1 : 0;
 done:

@@ -18,7 +18,9 @@
 
 #include "report.h"
 #include "reports/campaign.h"
+#include "gen/base/escape.h"
 #include "gen/base/hostlist.h"
+#include "gen/base/lock.h"
 #include "gen/base/util.h"
 
 struct row {
@@ -339,7 +341,7 @@ print_phases(struct arena *a, const char *dir)
 {
 	static const char *const names[] = {"prepare", "cleanup"};
 	struct phase_record r;
-	struct buf p = {0};
+	struct buf p = {0}, o = {0};
 	size_t i;
 
 	for (i = 0; i < LEN(names); i++) {
@@ -349,14 +351,17 @@ print_phases(struct arena *a, const char *dir)
 			continue;
 		p.len = 0;
 		buf_printf(&p, "%s/phases/%s.json", dir, names[i]);
+		o.len = 0;
 		if (!json_load_phase(a, p.data, &r))
-			printf("%s: not run\n", names[i]);
+			buf_printf(&o, "%s: not run", names[i]);
 		else if (r.reason)
-			printf("%s: %s (%s) at %s\n", names[i], r.outcome, r.reason, r.end_time ? r.end_time : "-");
+			buf_printf(&o, "%s: %s (%s) at %s", names[i], r.outcome, r.reason, r.end_time ? r.end_time : "-");
 		else
-			printf("%s: %s at %s\n", names[i], r.outcome, r.end_time ? r.end_time : "-");
+			buf_printf(&o, "%s: %s at %s", names[i], r.outcome, r.end_time ? r.end_time : "-");
+		puts(term_text(o.data));
 	}
 	buf_free(&p);
+	buf_free(&o);
 }
 
 static void
@@ -408,7 +413,7 @@ print_rows(struct arena *a, const struct plan *p, struct row *rows, size_t n)
 		           reason);
 		while (line.len && line.data[line.len - 1] == ' ')
 			line.data[--line.len] = '\0';
-		puts(line.data);
+		puts(term_text(line.data));
 		if (r->live)
 			live++;
 		else if (r->ended)
@@ -518,14 +523,18 @@ cmd_status(int argc, char **argv)
 	bool any_slurm = false, have_host;
 	char host[256];
 	size_t i;
-	int rc = 1;
+	int rc = 1, lockfd = -1;
 
 	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "kunai: status: %s\nusage: kunai status BUILD_DIR\n",
 		        argc < 2 ? "missing BUILD_DIR" : argc > 2 ? "too many arguments" : "unknown option");
 		return 2;
 	}
+	/* shared, as report: an interrupted gen is undone before kunai.json is
+	 * read (a dir without one gets no .kunai: the load says why) */
 	buf_printf(&path, "%s/kunai.json", argv[1]);
+	if (access(path.data, F_OK) == 0 && (lockfd = lock_take(argv[1], false, "status")) < 0)
+		goto done;
 	if (!json_load_plan(&a, path.data, &p))
 		goto done;
 	have_host = gethostname(host, sizeof(host)) == 0;
@@ -566,6 +575,8 @@ cmd_status(int argc, char **argv)
 	print_rows(&a, &p, rows, p.n_runs);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 done:
+	if (lockfd >= 0)
+		close(lockfd);
 	buf_free(&path);
 	buf_free(&why);
 	arena_free(&a);

@@ -354,3 +354,22 @@ make_check() {
 	[ "$(head -n 1 Makefile)" = "$(cat first)" ]
 	grep -q '^PREFIX = /opt/k y$' Makefile
 }
+
+@test "make install and uninstall quote PREFIX and DESTDIR: a ';' runs nothing, a blank splits nothing" {
+	./configure --without-cuda --without-mpi >/dev/null
+	make -j2 >/dev/null
+	p="$BATS_TEST_TMPDIR/p x;touch $BATS_TEST_TMPDIR/X;'q"
+	make install PREFIX="$p" >/dev/null
+	[ ! -e "$BATS_TEST_TMPDIR/X" ]
+	[ ! -e "$BATS_TEST_TMPDIR/p" ]
+	[ -x "$p/bin/kunai" ]
+	[ -f "$p/share/kunai/rules/README.md" ]
+	d="$BATS_TEST_TMPDIR/d y;touch $BATS_TEST_TMPDIR/X;"
+	make install DESTDIR="$d" >/dev/null
+	[ ! -e "$BATS_TEST_TMPDIR/X" ]
+	[ -x "$d/usr/local/bin/kunai" ]
+	make uninstall PREFIX="$p" >/dev/null
+	[ ! -e "$p/bin/kunai" ]
+	[ ! -e "$p/share/kunai" ]
+	[ ! -e "$BATS_TEST_TMPDIR/X" ]
+}

@@ -533,6 +533,32 @@ exclude_nodes = ["'"$node"'"]'
 	[ "$(wc -l <"$B/count")" -eq 1 ]
 }
 
+@test "plain: sbatch that took the job, then said 'Socket timed out': kunai finds it by its token, submits no second one" {
+	one_count_run plain
+	# an sbatch whose answer is lost after slurmctld queued the job (once)
+	mkdir -p "$W/bin"
+	real=$(command -v sbatch)
+	printf '#!/bin/sh
+if [ ! -e "%s/lost" ]; then touch "%s/lost"; "%s" "$@" >/dev/null || exit 1
+' "$W" "$W" "$real" >"$W/bin/sbatch"
+	printf 'echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1; fi
+exec "%s" "$@"
+' \
+		"$real" >>"$W/bin/sbatch"
+	chmod +x "$W/bin/sbatch"
+	PATH="$W/bin:$PATH" run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ -e "$W/lost" ]
+	[[ "$output" == *"x/0: sbatch said 'sbatch: error: Batch job submission failed: Socket timed out on send/recv operation', but job "*" was submitted: not submitting again"* ]] ||
+		{ echo "$output"; false; }
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	# one job ran the run dir: one line in the count file, one job of its name
+	[ "$(wc -l <"$B/count")" -eq 1 ]
+	# (other tests' jobs share the name o.x.0: this build dir's carry its path)
+	dir=$(cd "$B/x/0" && pwd -P)
+	[ "$(squeue -h -t all -o %k | grep -c "^kunai:$dir#")" -le 1 ]
+}
+
 @test "plain: an exit record while slurmctld says the job runs is not its end (KUNAI_TRUST_RECORD)" {
 	use plain
 	# the command writes an exit record of 0 early (as a job killed and
@@ -656,6 +682,23 @@ test_name = "long"
 	[ "$status" -ne 0 ]
 	[ "$(jf "$B/y/0/job.json" outcome)" = cancelled ]
 	[ -z "$(squeue -h -j "$(cat "$B/.kunai/single/job")" 2>/dev/null)" ] || { sleep 2; [ -z "$(squeue -h -j "$(cat "$B/.kunai/single/job")")" ]; }
+}
+
+@test "plain: --single-sbatch: an allocation scancelled from outside: its running run is cancelled, as a plain run is" {
+	use plain
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "long"'
+	gen_single "$C" "$B"
+	KUNAI_SINGLE_IDLE=1 ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	scancel "$(cat "$B/.kunai/single/job")"
+	wait "$NPID" || true
+	[ "$(jf "$B/x/0/job.json" state)" = CANCELLED ] || { cat "$W/ninja.log" "$B/x/0/job.json"; false; }
+	grep -q 'x/0: cancelled' "$W/ninja.log"
+	[ "$(jf "$B/x/0/job.json" outcome)" = cancelled ]
 }
 
 @test "plain: --single-sbatch: a step past its own time limit is outcome timeout, and the next step runs" {

@@ -671,3 +671,14 @@ sh_plain_command(const char *s)
 	buf_free(&w);
 	return ok;
 }
+
+char *
+term_text(char *s)
+{
+	unsigned char *p;
+
+	for (p = (unsigned char *)s; p && *p; p++)
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			*p = '?';
+	return s;
+}

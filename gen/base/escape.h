@@ -128,5 +128,10 @@ void csv_field(struct buf *b, const char *s);
  * (no link, image, code span or cell break), control bytes as a space.
  * NULL appends nothing. */
 void md_text(struct buf *b, const char *s);
+/* Makes s (NUL-terminated, edited in place) safe to print to a terminal:
+ * every control byte but a tab (ESC, CR, BEL, a line break...) and DEL
+ * becomes '?', so text a run wrote (a reason, a node name) cannot move the
+ * cursor, retitle the window or clear the screen. Returns s. */
+char *term_text(char *s);
 
 #endif

@@ -28,10 +28,29 @@ read_file_max(const char *path, struct buf *out, size_t max, const char *what)
 	char tmp[65536];
 	ssize_t n;
 
+	struct stat st;
+
 	if (strcmp(path, "-") != 0) {
-		fd = open(path, O_RDONLY);
+		/* O_NONBLOCK: a FIFO with no writer does not hang the open */
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0) {
 			warn("open %s:", path);
+			return false;
+		}
+		/* a device (/dev/zero, a terminal) or a dir is never read to its
+		 * end: only files and pipes are */
+		if (fstat(fd, &st) != 0 || fcntl(fd, F_SETFL, 0) != 0) {
+			warn("open %s:", path);
+			close(fd);
+			return false;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+			errno = EISDIR;
+			if (S_ISDIR(st.st_mode))
+				warn("read %s:", path);
+			else
+				warn("%s: not a regular file", path);
+			close(fd);
 			return false;
 		}
 	}

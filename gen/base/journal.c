@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "journal.h"
 
 #define JOURNAL_HEADER "kunai journal 1\n"
@@ -31,7 +32,7 @@ journal_begin(struct journal *j, int rootfd, const char *root)
 {
 	j->rootfd = rootfd;
 	j->root = root;
-	j->fd = openat(rootfd, JOURNAL_PATH, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0644);
+	j->fd = beneath_open(rootfd, JOURNAL_PATH, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
 	if (j->fd < 0) {
 		warn("open %s/%s:", root, JOURNAL_PATH);
 		return false;
@@ -118,7 +119,7 @@ void
 journal_end(struct journal *j)
 {
 	journal_close(j);
-	if (unlinkat(j->rootfd, JOURNAL_PATH, 0) != 0 && errno != ENOENT)
+	if (beneath_unlink(j->rootfd, JOURNAL_PATH, 0) != 0 && errno != ENOENT)
 		warn("remove %s/%s:", j->root, JOURNAL_PATH);
 }
 
@@ -210,11 +211,23 @@ parse(char *text, size_t len, size_t *n_out)
 	return r;
 }
 
-/* Removes rel under at; a missing one is fine. */
+/* Whether errno (from beneath.h) says a path passed a link or a file:
+ * nothing gen wrote, since gen writes through neither. */
+static bool
+through_link(const char *root, const char *rel)
+{
+	if (errno != ELOOP && errno != ENOTDIR && errno != EXDEV)
+		return false;
+	warn("%s/%s: left alone (a journal record through a symbolic link names nothing kunai gen wrote)", root,
+	     rel);
+	return true;
+}
+
+/* Removes rel under at, never through a link; a missing one is fine. */
 static bool
 gone(int at, const char *root, const char *rel)
 {
-	if (unlinkat(at, rel, 0) == 0 || errno == ENOENT)
+	if (beneath_unlink(at, rel, 0) == 0 || errno == ENOENT || through_link(root, rel))
 		return true;
 	warn("remove %s/%s:", root, rel);
 	return false;
@@ -237,7 +250,7 @@ journal_recover(const char *root, bool quiet)
 		warn("open %s:", root);
 		return false;
 	}
-	fd = openat(at, JOURNAL_PATH, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = beneath_open(at, JOURNAL_PATH, O_RDONLY, 0);
 	if (fd < 0) {
 		if (errno == ENOENT) {
 			close(at);
@@ -282,14 +295,14 @@ journal_recover(const char *root, bool quiet)
 				continue;
 			if (x->f[0][0] == 'n') {
 				ok = gone(at, root, x->f[1]) && ok;
-			} else if (fstatat(at, x->f[3], &b, AT_SYMLINK_NOFOLLOW) == 0 &&
-			           fstatat(at, x->f[1], &f, AT_SYMLINK_NOFOLLOW) == 0 && b.st_ino == f.st_ino &&
+			} else if (beneath_stat(at, x->f[3], &b) == 0 && beneath_stat(at, x->f[1], &f) == 0 &&
+			           b.st_ino == f.st_ino &&
 			           b.st_dev == f.st_dev) {
 				/* linked, never renamed over: the link goes */
 				ok = gone(at, root, x->f[3]) && ok;
-			} else if (renameat(at, x->f[3], at, x->f[1]) == 0) {
+			} else if (beneath_rename(at, x->f[3], x->f[1]) == 0) {
 				back++;
-			} else if (errno != ENOENT) {
+			} else if (errno != ENOENT && !through_link(root, x->f[3])) {
 				/* ENOENT: never linked, so never renamed over */
 				warn("rename %s/%s to %s/%s:", root, x->f[3], root, x->f[1]);
 				ok = false;
@@ -300,7 +313,8 @@ journal_recover(const char *root, bool quiet)
 				ok = gone(at, root, r[i].f[r[i].type == JOURNAL_TEMP ? 0 : 2]) && ok;
 		for (i = n; i-- > 0;)
 			if (r[i].type == JOURNAL_DIR)
-				remove_tree_at(at, r[i].f[0]);
+				if (!beneath_remove_tree(at, r[i].f[0]))
+					through_link(root, r[i].f[0]);
 	}
 	if (ok)
 		ok = gone(at, root, JOURNAL_PATH);

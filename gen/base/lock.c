@@ -63,11 +63,14 @@ lock_pid_start(long pid, bool *zombie, long *ppid)
 	return start;
 }
 
-/* Opens BUILD/.kunai/NAME (made if missing), never through a link. */
+/* Opens BUILD/.kunai/NAME (made if missing), never through a link: not
+ * at NAME, and not at .kunai itself (every command takes the lock first,
+ * so a .kunai planted as a link is refused before anything is written in
+ * it). */
 static int
 open_in(const char *build_dir, const char *name, struct buf *path)
 {
-	int fd;
+	int dfd, fd;
 
 	path->len = 0;
 	buf_printf(path, "%s/.kunai", build_dir);
@@ -75,11 +78,20 @@ open_in(const char *build_dir, const char *name, struct buf *path)
 		warn("mkdir %s:", path->data);
 		return -1;
 	}
+	dfd = open(path->data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		/* O_DIRECTORY|O_NOFOLLOW at a link: ENOTDIR */
+		warn(errno == ELOOP || errno == ENOTDIR ? "%s is a symbolic link or not a directory; kunai does "
+		                                          "not write through links" : "open %s:",
+		     path->data);
+		return -1;
+	}
 	buf_printf(path, "/%s", name);
-	fd = open(path->data, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		warn(errno == ELOOP ? "%s is a symbolic link; kunai does not write through links" : "open %s:",
 		     path->data);
+	close(dfd);
 	return fd;
 }
 

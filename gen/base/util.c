@@ -197,6 +197,39 @@ fatal(const char *fmt, ...)
 	exit(1);
 }
 
+long long
+env_number(const char *name, long long min, long long max, long long def)
+{
+	const char *v = getenv(name);
+	char *end;
+	long long n;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || *end || end == v || n < min || n > max || (*v != '-' && (*v < '0' || *v > '9')))
+		fatal("%s='%s' is not a whole number from %lld to %lld", name, v, min, max);
+	return n;
+}
+
+const char *
+env_word(const char *name, const char *const *words, const char *def)
+{
+	const char *v = getenv(name);
+	struct buf all = {0};
+	size_t i;
+
+	if (!v || !*v)
+		return def;
+	for (i = 0; words[i]; i++)
+		if (strcmp(v, words[i]) == 0)
+			return words[i];
+	for (i = 0; words[i]; i++)
+		buf_printf(&all, "%s%s", i ? ", " : "", words[i]);
+	fatal("%s='%s' is none of: %s", name, v, all.data);
+}
+
 void
 error_at(const char *path, int line, int col, const char *fmt, ...)
 {

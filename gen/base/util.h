@@ -76,6 +76,14 @@ struct str str_from(const char *s);
 /* "kunai: msg" on stderr; a trailing ':' in fmt appends strerror(errno). */
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* $name as a whole number from min to max: *out when set and valid (and
+ * def when unset or empty); a value that is not one dies with "kunai:
+ * NAME='VALUE' is not a whole number from MIN to MAX" (exit 1): a setting
+ * is never silently ignored. */
+long long env_number(const char *name, long long min, long long max, long long def);
+/* $name as one of the NULL-ended words (def when unset or empty); any
+ * other value dies naming the words. */
+const char *env_word(const char *name, const char *const *words, const char *def);
 /* "path:line:col: error: msg" on stderr. */
 void error_at(const char *path, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

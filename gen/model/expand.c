@@ -160,14 +160,26 @@ int_value(const struct toml_value *v)
 	return 1;
 }
 
+/* Orders pointers to kv entries by key. */
+static int
+cmp_kv_key(const void *x, const void *y)
+{
+	return strcmp((*(struct kv *const *)x)->key, (*(struct kv *const *)y)->key);
+}
+
 /* Fills args, env, sweep and num_nodes of r for the sweep point pick[]. */
 static void
 resolve_point(struct arena *a, const struct campaign *c, const struct test_case *tc,
               const struct dim *dims, size_t ndims, const size_t *pick, struct run *r)
 {
 	const struct testdef *d = tc->def;
-	size_t i, j, acap = d->cmd_args.len, ecap = 0, scap = 0;
+	size_t i, j, acap = d->cmd_args.len, ecap = c->system->global_env_vars.len + d->extra_env_vars.len,
+	             scap = 0, n_global;
+	struct kv **by_key = NULL, *by_key_one = NULL;
 
+	/* the env list at its size: the globals' pointers stay valid */
+	if (ecap)
+		r->env.items = arena_alloc(a, ecap * sizeof(*r->env.items));
 	/* the arguments' list at its size (grown one by one, it has room for 8) */
 	if (acap)
 		r->args.items = arena_alloc(a, acap * sizeof(*r->args.items));
@@ -179,24 +191,36 @@ resolve_point(struct arena *a, const struct campaign *c, const struct test_case 
 				v = dims[j].values->items[pick[j]];
 		kv_push(a, &r->args, &acap, g->key, scalar_text(a, v));
 	}
-	/* system globals first, then the test's own variables replace or extend them */
-	for (i = 0; i < c->system->global_env_vars.len; i++) {
+	/* system globals first, then the test's own variables replace or extend
+	 * them. Each table's keys are unique (TOML), so a test's variable is
+	 * looked up among the globals only, through their keys sorted once:
+	 * linear-logarithmic, where a scan per variable was quadratic */
+	n_global = c->system->global_env_vars.len;
+	for (i = 0; i < n_global; i++) {
 		const struct arg *g = &c->system->global_env_vars.items[i];
 		kv_push(a, &r->env, &ecap, g->key, scalar_text(a, g->val));
+	}
+	if (n_global > 16 && d->extra_env_vars.len) {
+		by_key = arena_alloc(a, n_global * sizeof(*by_key));
+		for (i = 0; i < n_global; i++)
+			by_key[i] = &r->env.items[i];
+		qsort(by_key, n_global, sizeof(*by_key), cmp_kv_key);
 	}
 	for (i = 0; i < d->extra_env_vars.len; i++) {
 		const struct arg *g = &d->extra_env_vars.items[i];
 		const struct toml_value *v = g->val;
+		struct kv key = {g->key, NULL}, *kp = &key, **hit;
 		const char *text;
 		for (j = 0; j < ndims; j++)
 			if (dims[j].set == DIM_ENV && strcmp(dims[j].name, g->key) == 0)
 				v = dims[j].values->items[pick[j]];
 		text = scalar_text(a, v);
-		for (j = 0; j < r->env.len; j++)
+		hit = by_key ? bsearch(&kp, by_key, n_global, sizeof(*by_key), cmp_kv_key) : NULL;
+		for (j = 0; !by_key && j < n_global && !hit; j++)
 			if (strcmp(r->env.items[j].key, g->key) == 0)
-				break;
-		if (j < r->env.len)
-			r->env.items[j].value = text;
+				hit = &by_key_one, by_key_one = &r->env.items[j];
+		if (hit)
+			(*hit)->value = text;
 		else
 			kv_push(a, &r->env, &ecap, g->key, text);
 	}
@@ -523,14 +547,8 @@ link_runs(struct arena *a, const struct scenario *sc, struct runlist *rl)
 size_t
 expand_max_runs(void)
 {
-	const char *env = getenv("KUNAI_MAX_RUNS");
-	char *end;
-	unsigned long long n;
-
-	if (!env || !*env)
-		return EXPAND_MAX_RUNS;
-	n = strtoull(env, &end, 10);
-	return *end || n == 0 ? EXPAND_MAX_RUNS : n > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)n;
+	return (size_t)env_number("KUNAI_MAX_RUNS", 1, 1LL << 40,
+	                          EXPAND_MAX_RUNS);
 }
 
 bool

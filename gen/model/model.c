@@ -144,14 +144,8 @@ list_toml(struct arena *a, const char *dir, bool rec, const char ***out, size_t 
 static size_t
 model_max_config_bytes(void)
 {
-	const char *env = getenv("KUNAI_MAX_CONFIG_BYTES");
-	char *end;
-	unsigned long long n;
-
-	if (!env || !*env)
-		return MODEL_MAX_CONFIG_BYTES;
-	n = strtoull(env, &end, 10);
-	return *end || n == 0 ? MODEL_MAX_CONFIG_BYTES : n > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)n;
+	return (size_t)env_number("KUNAI_MAX_CONFIG_BYTES", 1, 1LL << 40,
+	                          MODEL_MAX_CONFIG_BYTES);
 }
 
 struct mfile *

@@ -4,7 +4,9 @@
  * located error, a value whose job would see something else than
  * CloudAI's is a located warning, and a mount source under $PWD (the
  * launch dir) that is missing is one too. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -12,20 +14,47 @@
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
 
+/* What was checked, so each value once: a set of pointers (open
+ * addressing, kept at most half full), so that checking n values is
+ * linear in n, not quadratic. */
 struct seen {
-	struct buf ptrs; /* const void *: what was checked, so each once */
+	const void **slot;
+	size_t cap, n;
 };
+
+static size_t
+seen_hash(const void *p, size_t cap)
+{
+	unsigned long long h = (unsigned long long)(uintptr_t)p;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return (size_t)h & (cap - 1);
+}
 
 static bool
 seen_add(struct seen *s, const void *p)
 {
-	const void *const *v = (const void *const *)(const void *)s->ptrs.data;
-	size_t i, n = s->ptrs.len / sizeof(p);
+	size_t i, j;
 
-	for (i = 0; i < n; i++)
-		if (v[i] == p)
+	if (2 * (s->n + 1) > s->cap) {
+		struct seen bigger = {xcalloc(s->cap ? 2 * s->cap : 64, sizeof(*bigger.slot)),
+		                      s->cap ? 2 * s->cap : 64, s->n};
+		for (i = 0; i < s->cap; i++)
+			if (s->slot[i]) {
+				for (j = seen_hash(s->slot[i], bigger.cap); bigger.slot[j]; j = (j + 1) & (bigger.cap - 1))
+					;
+				bigger.slot[j] = s->slot[i];
+			}
+		free(s->slot);
+		*s = bigger;
+	}
+	for (j = seen_hash(p, s->cap); s->slot[j]; j = (j + 1) & (s->cap - 1))
+		if (s->slot[j] == p)
 			return false;
-	buf_push(&s->ptrs, &p, sizeof(p));
+	s->slot[j] = p;
+	s->n++;
 	return true;
 }
 
@@ -116,5 +145,5 @@ m_check_live(struct mctx *c, const struct campaign *cp)
 	if (cp->system)
 		check_env(c, &s, &cp->system->global_env_vars);
 	check_scenario(c, &s, cp->scenario, 0);
-	buf_free(&s.ptrs);
+	free(s.slot);
 }

@@ -70,7 +70,8 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 {
 	const struct scenario *sc = c->scenario;
 	const char *script = ninja_script_name(c->system->scheduler);
-	struct buf b = {0}, p = {0};
+	struct buf b = {0}, p = {0}, env = {0}, doc = {0};
+	char hex[17];
 	size_t i, j;
 	bool ok = true;
 
@@ -85,12 +86,26 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 			ok = false;
 		if (!ok)
 			break;
+		/* what the script sources (env_vars.sh) and the scheduler's job
+		 * document (k8s.json) are part of the job: their hashes close the
+		 * script, so a change to either is a changed script, which ninja
+		 * reruns and the runner never takes an earlier job's result for */
+		script_env(r, &env);
+		if (c->system->scheduler == SCHED_KUBERNETES)
+			manifest_k8s(r, &doc);
 		if (c->system->scheduler == SCHED_SLURM)
 			ok = script_slurm(a, r, &h, &b);
 		else if (c->system->scheduler == SCHED_LSF)
 			ok = script_lsf(a, r, &h, &b);
 		else
 			ok = script_standalone(a, r, &h, &b);
+		util_hash_hex(env.data ? env.data : "", env.len, hex);
+		buf_printf(&b, "# kunai: env_vars.sh %s", hex);
+		if (c->system->scheduler == SCHED_KUBERNETES) {
+			util_hash_hex(doc.data ? doc.data : "", doc.len, hex);
+			buf_printf(&b, ", k8s.json %s", hex);
+		}
+		buf_putc(&b, '\n');
 		p.len = 0;
 		buf_puts(&p, r->dir);
 		buf_putc(&p, '/');
@@ -103,10 +118,9 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 			sink_emit(out, p.data, &b);
 		}
 		if (c->system->scheduler == SCHED_KUBERNETES) {
-			manifest_k8s(r, &b);
 			p.len = 0;
 			buf_printf(&p, "%s/k8s.json", r->dir);
-			sink_emit(out, p.data, &b);
+			sink_emit(out, p.data, &doc);
 			if (strcmp(manifest_k8s_kind(r), "DynamoGraphDeployment") == 0) {
 				b.len = 0;
 				manifest_k8s_dynamo_bench(r, &b);
@@ -115,11 +129,10 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 				sink_emit(out, p.data, &b);
 			}
 		}
-		script_env(r, &b);
 		p.len = 0;
 		buf_puts(&p, r->dir);
 		buf_puts(&p, "/env_vars.sh");
-		sink_emit(out, p.data, &b);
+		sink_emit(out, p.data, &env);
 		if (pre.len + post.len) {
 			r->hook_env.items = arena_alloc(a, (pre.len + post.len) * sizeof(*r->hook_env.items));
 			r->hook_env.len = 0;
@@ -135,6 +148,8 @@ render(struct arena *a, const struct campaign *c, struct runlist *rl, size_t fro
 	}
 	buf_free(&b);
 	buf_free(&p);
+	buf_free(&env);
+	buf_free(&doc);
 	return ok && out->ok;
 }
 
@@ -165,8 +180,7 @@ work(void *arg)
 static size_t
 n_workers(size_t runs)
 {
-	const char *env = getenv("KUNAI_GEN_THREADS");
-	long n = env && *env ? strtol(env, NULL, 10) : 0;
+	long n = (long)env_number("KUNAI_GEN_THREADS", 1, 64, 0);
 
 	if (n <= 0) {
 		n = runs >= 4096 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;

@@ -483,7 +483,11 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 	 * (under a live driver, gen would refuse): this ninja did already,
 	 * and gen writes report.ninja with build.ninja */
 	buf_puts(b, "\nbuild always: phony\n");
-	buf_puts(b, "rule report_graph\n  command = ninja -f report.ninja report\n  pool = console\n");
+	/* its log goes to .kunai/report, which ninja would follow were it a
+	 * link: checked before the nested ninja opens it */
+	buf_puts(b, "rule report_graph\n  command = if [ -L .kunai ] || [ -L .kunai/report ]; then echo 'kunai: "
+	            ".kunai/report is a symbolic link; kunai does not write through links (remove it)' >&2; exit 1; fi; "
+	            "ninja -f report.ninja report\n  pool = console\n");
 	buf_puts(b, "build report: report_graph | always\n");
 	/* phases: prepare once per change of its commands (a stamp), cleanup
 	 * every time it is asked for, outside `run`, so that a failed run does

@@ -198,14 +198,18 @@ script_records(struct buf *out, const char *id_var)
 {
 	/* a trapped TERM still ends the script (after its foreground child, which
 	 * got the same signal), but through the EXIT trap, so the record says
-	 * 143; bash builtins only, so recording costs no process */
+	 * 143. Each record is written to a temporary of a unique name that
+	 * mktemp makes (O_EXCL: never through a link planted at a fixed name)
+	 * and renamed over the record itself (mv -T: a link there is replaced,
+	 * never followed into the dir it names) */
 	buf_puts(out, "# kunai: the job's own start and exit records, which the runner watches\n"
 	              "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n"
-	              "trap 'echo $? >\"$RUN_DIR/kunai.exit.tmp\" && "
-	              "mv -f \"$RUN_DIR/kunai.exit.tmp\" \"$RUN_DIR/kunai.exit\"' EXIT\n"
+	              "trap 'kunai_rc=$?; kunai_t=$(mktemp \"$RUN_DIR/kunai.exit.XXXXXX\") && "
+	              "echo $kunai_rc >\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.exit\"' EXIT\n"
+	              "kunai_t=$(mktemp \"$RUN_DIR/kunai.start.XXXXXX\") && "
 	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" ");
 	buf_printf(out, "\"${%s:-$$}\" ", id_var);
-	buf_puts(out, ">\"$RUN_DIR/kunai.start.tmp\" && mv -f \"$RUN_DIR/kunai.start.tmp\" \"$RUN_DIR/kunai.start\"\n");
+	buf_puts(out, ">\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.start\"\n");
 }
 
 bool

@@ -541,6 +541,9 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	script_paths(out, r);
 	buf_puts(out, "RUN_DIR_Q=$(printf %q \"$RUN_DIR\")\n");
 	script_records(out, "SLURM_JOB_ID");
+	/* the sruns below write in metadata/ by name: a link there is refused */
+	buf_puts(out, "[ ! -L \"$RUN_DIR/metadata\" ] || { echo \"kunai: $RUN_DIR/metadata is a symbolic link; kunai "
+	              "does not write through links (remove it)\" >&2; exit 1; }\n");
 	buf_puts(out, "mkdir -p \"$RUN_DIR/metadata\"");
 	for (i = 0; i < npre + npost; i++) {
 		const struct run *hr = i < npre ? &pre->items[i] : &post->items[i - npre];

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "gen/base/beneath.h"
 #include "gen/base/util.h"
 
 struct spec {
@@ -337,6 +338,10 @@ install_file(struct spec *s, const char *rules_dir)
 	return ok;
 }
 
+/* Where the stamps and specs live, below the build dir (ninja's working
+ * dir): never through a link. */
+static const char *const inst_dirs[] = {"installables", NULL};
+
 static int
 do_install(const char *stamp, const char *rules_dir)
 {
@@ -352,7 +357,7 @@ do_install(const char *stamp, const char *rules_dir)
 		return 2;
 	}
 	buf_printf(&sp, "%.*s.spec", (int)(n - 6), stamp);
-	if (!spec_read(&s, sp.data))
+	if (!beneath_dirs_ok(".", inst_dirs) || !spec_read(&s, sp.data))
 		goto out;
 	if (!make_dir(s.install_dir, &fine))
 		goto out;
@@ -418,6 +423,8 @@ do_uninstall(int argc, char **argv)
 {
 	int i, rc = 0;
 
+	if (!beneath_dirs_ok(".", inst_dirs))
+		return 1;
 	for (i = 0; i < argc; i++) {
 		struct spec s = {0};
 		struct buf stamp = {0}, dir = {0}, pre = {0};

@@ -37,35 +37,59 @@ job_script_name(const struct job *j)
 	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : j->sched == JOB_LSF ? "bsub_script.sh" : "run.sh";
 }
 
-/* The hash of the run's script as it is now (hex, in the arena); NULL when
- * there is none to read. */
+/* The hash of what makes the run's job as it is now (hex, in the arena):
+ * its script, then each file the script sources or the scheduler reads
+ * with it that the run dir holds (env_vars.sh; k8s.json, the job
+ * document kubectl applies), each after its name; NULL when there is no
+ * script to read. A script alone hashes as it always did. */
 static const char *
 script_hash_now(struct job *j)
 {
-	struct buf p = {0}, text = {0};
+	static const char *const also[] = {"env_vars.sh", "k8s.json"};
+	struct buf p = {0}, text = {0}, more = {0};
 	char hex[17];
 	const char *h = NULL;
+	size_t i;
 
 	if (job_slurp(job_path(j, &p, job_script_name(j)), &text)) {
+		for (i = 0; i < LEN(also); i++) {
+			more.len = 0;
+			if (!job_slurp(job_path(j, &p, also[i]), &more))
+				continue;
+			buf_push(&text, "", 1);
+			buf_push(&text, also[i], strlen(also[i]) + 1);
+			buf_push(&text, more.data ? more.data : "", more.len);
+		}
 		util_hash_hex(text.data, text.len, hex);
 		h = arena_strdup(&j->arena, hex);
 	}
 	buf_free(&p);
 	buf_free(&text);
+	buf_free(&more);
 	return h;
 }
 
-/* Whether the attempt in j->info is for the script now in the run dir. A
- * record without a hash was written by a kunai before script hashes (or
- * by hand): taken as it is, as that kunai did (every attempt this one
- * starts records its hash). */
+/* Whether the attempt in j->info is for the script (and what it sources)
+ * now in the run dir. A record without a hash (an older kunai, or one
+ * edited by hand) is taken only while the script is not newer than the
+ * record: gen rewrites a script only when it changes, so a newer one is a
+ * changed plan, and its job is not this run's. */
 static bool
 same_script(struct job *j)
 {
+	struct buf p = {0};
+	struct stat rec, script;
 	const char *now;
+	bool same;
 
-	if (!j->info.script_hash)
-		return true;
+	if (!j->info.script_hash) {
+		same = stat(job_path(j, &p, "job.json"), &rec) == 0 &&
+		       stat(job_path(j, &p, job_script_name(j)), &script) == 0 &&
+		       (script.st_mtim.tv_sec < rec.st_mtim.tv_sec ||
+		        (script.st_mtim.tv_sec == rec.st_mtim.tv_sec && script.st_mtim.tv_nsec <= rec.st_mtim.tv_nsec));
+		buf_free(&p);
+		return same;
+	}
 	now = script_hash_now(j);
 	return now && strcmp(now, j->info.script_hash) == 0;
 }

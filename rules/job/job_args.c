@@ -187,6 +187,21 @@ script_options(struct job *j, struct buf *words)
 	return ok;
 }
 
+/* Whether dir is relative and never climbs out of the working dir (the
+ * build dir): no "..", and a plain "." is the build dir itself. */
+static bool
+below_cwd(const char *dir)
+{
+	const char *p;
+
+	if (*dir == '/')
+		return false;
+	for (p = dir; (p = strstr(p, "..")); p += 2)
+		if ((p == dir || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return false;
+	return true;
+}
+
 /* The run dir of operand a: a itself, or the dir of the file it names
  * (the edge's $out, the stamp, which need not exist yet). */
 static const char *
@@ -206,27 +221,14 @@ run_dir_of(struct job *j, const char *a)
 int
 job_parse(struct job *j, int argc, char **argv)
 {
-	const char *env = getenv("KUNAI_MAX_RETRIES");
 	struct buf cmd = {0}, words = {0};
 	const char *operand = NULL, *sched = NULL;
-	long v;
 	int i, rc;
 
-	j->retries = DEFAULT_RETRIES;
-	if (env && *env && parse_long(env, &v) && v < 100)
-		j->retries = (int)v;
-	j->poll_max_ms = DEFAULT_POLL_MAX_S * 1000L;
-	env = getenv("KUNAI_POLL_MAX");
-	if (env && *env && parse_long(env, &v) && v > 0)
-		j->poll_max_ms = v * 1000;
-	j->retry_delay_s = DEFAULT_RETRY_DELAY_S;
-	env = getenv("KUNAI_RETRY_DELAY");
-	if (env && *env && parse_long(env, &v))
-		j->retry_delay_s = v;
-	j->trust_record_s = DEFAULT_TRUST_RECORD_S;
-	env = getenv("KUNAI_TRUST_RECORD");
-	if (env && *env && parse_long(env, &v) && v > 0)
-		j->trust_record_s = v;
+	j->retries = (int)env_number("KUNAI_MAX_RETRIES", 0, 99, DEFAULT_RETRIES);
+	j->poll_max_ms = (long)env_number("KUNAI_POLL_MAX", 1, 86400 * 365, DEFAULT_POLL_MAX_S) * 1000L;
+	j->retry_delay_s = (long)env_number("KUNAI_RETRY_DELAY", 0, 86400, DEFAULT_RETRY_DELAY_S);
+	j->trust_record_s = (long)env_number("KUNAI_TRUST_RECORD", 1, 86400 * 365, DEFAULT_TRUST_RECORD_S);
 	if (argc < 2)
 		return usage_job("%s", "missing run or start");
 	if (strcmp(argv[1], "start") == 0)
@@ -252,6 +254,9 @@ job_parse(struct job *j, int argc, char **argv)
 	if (!operand)
 		return usage_job("%s", "missing DIR");
 	j->dir = run_dir_of(j, operand);
+	if (!below_cwd(j->dir))
+		return usage_job("'%s' is not a run dir below the build dir (the working dir, where ninja runs kunai job)",
+		                 j->dir);
 	if (!script_options(j, &words)) {
 		buf_free(&words);
 		return 2;

@@ -511,11 +511,12 @@ give_up(struct job *j, const char *state, const char *reason)
 static void
 finish(struct job *j)
 {
-	const char *keep = getenv("KUNAI_K8S_KEEP"), *why = NULL;
+	static const char *const keeps[] = {"all", "failed", "none", NULL};
+	const char *keep = env_word("KUNAI_K8S_KEEP", keeps, "none"), *why = NULL;
 	bool passed = strcmp(j->info.state, "COMPLETED") == 0;
 
 	collect_logs(j, CMD_TRIES);
-	if (keep && (strcmp(keep, "all") == 0 || (strcmp(keep, "failed") == 0 && !passed)))
+	if (strcmp(keep, "all") == 0 || (strcmp(keep, "failed") == 0 && !passed))
 		warn("%s: kept %s (KUNAI_K8S_KEEP=%s)", j->dir, j->info.job_id, keep);
 	else
 		delete_object(j, CMD_TRIES, &why);

@@ -104,14 +104,7 @@ frontend_pod(struct job *j)
 static long
 bench_wait(void)
 {
-	const char *s = getenv("KUNAI_K8S_BENCH_WAIT");
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return BENCH_WAIT_S;
-	v = strtol(s, &end, 10);
-	return *end || v <= 0 ? BENCH_WAIT_S : v;
+	return (long)env_number("KUNAI_K8S_BENCH_WAIT", 1, 86400 * 7, BENCH_WAIT_S);
 }
 
 static void

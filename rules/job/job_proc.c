@@ -228,13 +228,11 @@ job_proc_start(long pid, bool *zombie)
 long
 job_driver(long long *start)
 {
-	const char *env = getenv("KUNAI_DRIVER_PID");
+	long pid = (long)env_number("KUNAI_DRIVER_PID", 1, 1LL << 31, 0), ppid;
 	char comm[64];
-	long pid, ppid;
 	int depth;
 
-	if (env && *env) {
-		pid = strtol(env, NULL, 10);
+	if (pid) {
 		*start = job_proc_start(pid, NULL);
 		return pid > 0 && *start >= 0 ? pid : 0;
 	}
@@ -385,10 +383,18 @@ job_slurp(const char *path, struct buf *b)
 	ssize_t n;
 	int fd;
 
+	struct stat st;
+
 	b->len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a record is a file: a FIFO or device planted in the run dir is
+	 * neither waited on nor read without end */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
 	while ((n = read(fd, tmp, sizeof(tmp))) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
 			buf_push(b, tmp, (size_t)n);

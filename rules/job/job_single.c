@@ -162,11 +162,14 @@ out:
 }
 
 /* The run's end from its exit record: TERM (143) or KILL (137) once its
- * time limit had passed is the allocation's `timeout` ending the step. */
+ * time limit had passed is the allocation's `timeout` ending the step;
+ * before it, with the allocation cancelled (scancel), it is a cancelled
+ * run, as a plain Slurm run's is. */
 static void
 from_record(struct job *j, const char *rec)
 {
 	double t0, now = job_now();
+	const char *alloc;
 
 	j->info.exit_code = atoi(rec);
 	j->info.has_exit_code = true;
@@ -174,6 +177,19 @@ from_record(struct job *j, const char *rec)
 	if ((j->info.exit_code == 143 || j->info.exit_code == 137) && j->time_limit > 0 && j->info.start_time &&
 	    job_iso_parse(j->info.start_time, &t0) && now - t0 >= (double)j->time_limit - 1)
 		j->info.state = "TIMEOUT";
+	/* TERM or KILL with the allocation ending (COMPLETING, CANCELLED or
+	 * already gone: squeue keeps no ended job without accounting) and the
+	 * run's own limit not reached: the allocation was scancelled (which
+	 * ends it in slurmctld before any step is signalled). One still
+	 * running had only this step ended: a failure; squeue not answering
+	 * tells nothing. */
+	if (strcmp(j->info.state, "FAILED") == 0 && (j->info.exit_code == 143 || j->info.exit_code == 137) &&
+	    j->info.job_id && (alloc = alloc_state(j, j->info.job_id))) {
+		if (strcmp(alloc, "TIMEOUT") == 0)
+			j->info.state = "TIMEOUT";
+		else if (!*alloc || strncmp(alloc, "CANCELLED", 9) == 0 || strcmp(alloc, "COMPLETING") == 0)
+			j->info.state = "CANCELLED";
+	}
 	j->info.end_time = job_iso(&j->arena, now);
 }
 

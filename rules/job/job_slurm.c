@@ -220,15 +220,22 @@ slurm_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool cl
 }
 
 /* The comment every job of run dir j->dir carries (--comment): what tells
- * its job apart from another build dir's job of the same name. */
+ * its job apart from another build dir's job of the same name, and, with
+ * the attempt and its submission time (on disk in job.json before sbatch
+ * runs), one submission from another: the token kunai looks up before it
+ * submits again. */
 static const char *
-run_comment(struct job *j)
+run_comment(struct job *j, bool bare)
 {
 	char abs[PATH_MAX];
 	struct buf b = {0};
 	const char *s;
 
 	buf_printf(&b, "kunai:%s", realpath(j->dir, abs) ? abs : j->dir);
+	/* a record of an older kunai (no submission time) looks for its
+	 * comment, the run dir alone */
+	if (!bare)
+		buf_printf(&b, "#%d@%s", j->info.attempt, j->info.submit_time ? j->info.submit_time : "-");
 	s = arena_strdup(&j->arena, b.data);
 	buf_free(&b);
 	return s;
@@ -255,7 +262,7 @@ script_job_name(struct job *j)
 bool
 slurm_find_submitted(struct job *j)
 {
-	const char *name = script_job_name(j), *comment = run_comment(j), *l;
+	const char *name = script_job_name(j), *comment = run_comment(j, !j->info.submit_time), *l;
 	char *argv[] = {"squeue", "-h", "-n", (char *)name, "-o", "%i|%T|%k", NULL};
 	struct buf out = {0}, err = {0};
 	size_t n = strlen(comment), id;
@@ -298,12 +305,14 @@ slurm_submit(struct job *j, bool *retryable)
 	struct buf out = {0}, err = {0}, msg = {0}, comment = {0}, nodes = {0}, count = {0};
 	const char *cause;
 	size_t n, k = 4;
-	int rc, nn = 0;
+	long pause = 1000;
+	int rc, nn = 0, tries;
+	bool found = false;
 
 	if (j->single)
 		return single_submit(j, retryable);
 	*retryable = false;
-	buf_printf(&comment, "--comment=%s", run_comment(j));
+	buf_printf(&comment, "--comment=%s", run_comment(j, false));
 	argv[3] = comment.data;
 	/* nodes = ["PARTITION:GROUP:N"]: chosen now, from the nodes' states */
 	if (j->n_node_groups) {
@@ -324,18 +333,32 @@ slurm_submit(struct job *j, bool *retryable)
 		     j->n_node_groups > 1 ? "s" : "");
 	}
 	argv[k] = "cloudai_sbatch_script.sh";
-	rc = slurm_cmd(j, argv, j->dir, SUBMIT_TRIES, false, &out, &err);
+	/* an sbatch that fails after the controller took the job (a socket
+	 * timed out on the answer) must not submit it twice: before each new
+	 * try, this submission's token is looked up */
+	for (tries = 0;; tries++) {
+		rc = slurm_cmd(j, argv, j->dir, 1, false, &out, &err);
+		if (rc == 0 || !slurm_transient(buf_str(&err)))
+			break;
+		if ((found = slurm_find_submitted(j))) {
+			warn("%s: sbatch said '%.*s', but job %s was submitted: not submitting again", j->dir,
+			     (int)strcspn(buf_str(&err), "\n"), buf_str(&err), j->info.job_id);
+			goto done;
+		}
+		if (tries + 1 == SUBMIT_TRIES)
+			break;
+		warn("sbatch: %.*s; again in %ld s", (int)strcspn(buf_str(&err), "\n"), buf_str(&err), pause / 1000);
+		if (job_sleep(j, pause) && j->signo)
+			break;
+		pause *= 2;
+	}
 	n = strspn(buf_str(&out), "0123456789_");
 	if (rc == 0 && n > 0 && (out.data[n] == ';' || out.data[n] == '\n' || !out.data[n])) {
 		/* "123" or "123;cluster" */
 		j->info.job_id = arena_strndup(&j->arena, out.data, n);
 		j->info.state = "PENDING";
-		buf_free(&out);
-		buf_free(&err);
-		buf_free(&comment);
-		buf_free(&nodes);
-		buf_free(&count);
-		return true;
+		found = true;
+		goto done;
 	}
 	j->info.state = "SUBMIT_FAILED";
 	j->info.end_time = job_iso(&j->arena, job_now());
@@ -353,13 +376,14 @@ slurm_submit(struct job *j, bool *retryable)
 	/* a full queue clears by itself; a bad script or partition does not */
 	*retryable = !cause && (slurm_limit_error(buf_str(&err)) || slurm_transient(buf_str(&err)));
 	/* said once: by the retry's line, or the runner's last */
+done:
 	buf_free(&out);
 	buf_free(&err);
 	buf_free(&msg);
 	buf_free(&comment);
 	buf_free(&nodes);
 	buf_free(&count);
-	return false;
+	return found;
 }
 
 /* scancel ID; a failure is a warning. */

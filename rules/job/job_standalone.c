@@ -32,6 +32,7 @@ struct proc {
 	double kill_at;   /* wall clock of the SIGKILL after a SIGTERM; 0: none sent */
 	bool timed_out;
 	bool ended;
+	long group;       /* the job's own group, when its supervisor died before it */
 	int status;       /* waitpid status when ours */
 };
 
@@ -100,12 +101,69 @@ start_epoch(struct job *j)
 	return t;
 }
 
+/* Sends sig to the job's process group only while its leader is still
+ * the process kunai started: our child (not yet reaped), or the pid with
+ * the start time recorded. A pid that now names another process (reused
+ * after the machine or the supervisor died) is never signalled; nor is
+ * one that is gone (its group, led by the supervisor, went with it: the
+ * script's own group is the supervisor's to end). */
+/* Whether the job's own process group (kunai.start's group=, led by the
+ * script the supervisor started, with its start time) still has a
+ * process: its leader, with the recorded start time, or, the leader gone,
+ * any member (a pgid is never reused while its group has one). *group
+ * gets its id. */
+static bool
+group_alive(struct job *j, long *group)
+{
+	struct buf rec = {0};
+	const char *f;
+	long long start = -1, cur;
+	size_t len;
+	bool alive = false;
+
+	*group = 0;
+	if (job_read_record(j, "kunai.start", &rec) && (f = job_record_field(rec.data, "group", &len)))
+		*group = strtol(f, NULL, 10);
+	if (*group > 0 && (f = job_record_field(rec.data, "group_start", &len)))
+		start = strtoll(f, NULL, 10);
+	buf_free(&rec);
+	if (*group <= 0 || start < 0)
+		return false;
+	cur = job_proc_start(*group, NULL);
+	if (cur >= 0)
+		alive = cur == start;
+	else
+		alive = kill(-(pid_t)*group, 0) == 0 || errno == EPERM;
+	return alive;
+}
+
+static void
+group_signal(struct job *j, struct proc *pr, int sig)
+{
+	bool zombie = false;
+	long group;
+
+	if (pr->group) {
+		/* the supervisor died: its job's group, while it is still the one */
+		if (group_alive(j, &group) && group == pr->group)
+			kill(-(pid_t)group, sig);
+		return;
+	}
+	if (pr->pid <= 0)
+		return;
+	if (!pr->ours && (j->info.pid_start <= 0 || job_proc_start(pr->pid, &zombie) != j->info.pid_start))
+		return;
+	kill(-(pid_t)pr->pid, sig);
+}
+
 /* Has the job ended? Our child by waitpid; an adopted one (pid of an
  * earlier kunai job) by /proc: gone, a zombie, or another process. */
 static bool
 check_end(struct job *j, struct proc *pr)
 {
+	struct buf p = {0};
 	bool zombie = false;
+	long group;
 	pid_t w;
 
 	if (pr->ended)
@@ -120,20 +178,37 @@ check_end(struct job *j, struct proc *pr)
 		} else
 			pr->ended = w == (pid_t)pr->pid;
 	}
-	if (!pr->ours && !pr->ended)
+	if (!pr->ours && !pr->ended && !pr->group)
 		pr->ended = job_proc_start(pr->pid, &zombie) != j->info.pid_start || zombie;
+	/* the supervisor is gone (killed) but not its job: the job has not
+	 * ended, and is never started again beside itself; it is waited for
+	 * (its watchdog ends it at its limit, as the runner's backstop does) */
+	if ((pr->ended && !job_exists(job_path(j, &p, "kunai.exit"))) || pr->group) {
+		if (group_alive(j, &group)) {
+			if (!pr->group)
+				warn("%s: the supervisor of job %ld died; its job (process group %ld) still runs: waiting "
+				     "for it", j->dir, pr->pid, group);
+			pr->group = group;
+			pr->ours = false;
+			pr->ended = false;
+		} else if (pr->group) {
+			pr->ended = true;
+			pr->group = 0;
+		}
+	}
+	buf_free(&p);
 	if (pr->ended)
-		kill(-(pid_t)pr->pid, SIGKILL); /* what the script left behind in its group */
+		group_signal(j, pr, SIGKILL); /* what the script left behind in its group */
 	return pr->ended;
 }
 
 /* TERM to the whole group now, KILL after the grace. */
 static void
-terminate(struct proc *pr)
+terminate(struct job *j, struct proc *pr)
 {
 	if (pr->kill_at)
 		return;
-	kill(-(pid_t)pr->pid, SIGTERM);
+	group_signal(j, pr, SIGTERM);
 	pr->kill_at = job_now() + KILL_GRACE_S;
 }
 
@@ -218,7 +293,7 @@ wait_proc(struct job *j, struct proc *pr, bool want_start, bool cancel)
 	if (!pr->ours && !adoptable(j, pr))
 		pr->ended = true;
 	if (cancel && !check_end(j, pr))
-		terminate(pr);
+		terminate(j, pr);
 	while (!check_end(j, pr)) {
 		if (want_start && access(job_path(j, &p, "kunai.start"), F_OK) == 0) {
 			buf_free(&p);
@@ -231,10 +306,10 @@ wait_proc(struct job *j, struct proc *pr, bool want_start, bool cancel)
 		now = job_now();
 		if (pr->deadline && now >= pr->deadline && !pr->kill_at) {
 			pr->timed_out = true;
-			terminate(pr);
+			terminate(j, pr);
 		}
 		if (pr->kill_at && now >= pr->kill_at)
-			kill(-(pid_t)pr->pid, SIGKILL);
+			group_signal(j, pr, SIGKILL);
 		if (!cancel && !pr->kill_at && job_stop_due(j)) {
 			buf_free(&p);
 			return JOB_WAIT_STOP;

@@ -64,15 +64,17 @@ record(const char *name, const char *text)
 	}
 }
 
-/* Our children now: the job's orphans are re-parented to us (subreaper). */
+/* The processes whose parent (group: whose process group) is self:
+ * our children now (the job's orphans are re-parented to us, the
+ * subreaper), or the members of a group. */
 static size_t
-children(pid_t self, pid_t *out, size_t max)
+procs_of(pid_t self, bool group, pid_t *out, size_t max)
 {
 	char path[300], text[512], *rp;
 	struct dirent *e;
 	size_t n = 0;
 	ssize_t len;
-	long ppid;
+	long ppid, pgrp;
 	DIR *d;
 	int fd;
 
@@ -92,7 +94,7 @@ children(pid_t self, pid_t *out, size_t max)
 			continue;
 		text[len] = '\0';
 		rp = strrchr(text, ')');
-		if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)self)
+		if (rp && sscanf(rp + 1, " %*c %ld %ld", &ppid, &pgrp) == 2 && (group ? pgrp : ppid) == (long)self)
 			out[n++] = (pid_t)strtol(e->d_name, NULL, 10);
 	}
 	closedir(d);
@@ -115,7 +117,7 @@ end_all(pid_t script)
 		/* no child at all: then no descendant either (they would be ours) */
 		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
 			return;
-		n = children(self, kids, LEN(kids));
+		n = procs_of(self, false, kids, LEN(kids));
 		for (i = 0; i < n; i++)
 			kill(kids[i], SIGKILL);
 		if (!n) {
@@ -127,6 +129,48 @@ end_all(pid_t script)
 }
 
 extern char **environ;
+
+/* The watchdog: a fork of the supervisor that joins the job's own process
+ * group, so the job's time limit outlives the supervisor. It sleeps until
+ * the limit and a margin (the supervisor, alive, acts first and ends the
+ * group, the watchdog in it); if the supervisor died meanwhile, it ends
+ * the job itself (TERM, then KILL after the grace, itself with the group)
+ * and writes the exit record the supervisor cannot. Whatever kills the
+ * whole job kills it too: it never outlives the job. */
+enum { WATCH_MARGIN_S = 2 };
+
+static void
+spawn_watchdog(pid_t script, double deadline, long grace_s)
+{
+	pid_t parent = getpid(), pid = fork(), others[2];
+	struct timespec ts;
+	double left;
+
+	if (pid != 0)
+		return;
+	if (setpgid(0, script) != 0)
+		_exit(0); /* the job has ended already */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	while ((left = deadline + WATCH_MARGIN_S - job_now()) > 0) {
+		ts.tv_sec = left > 1 ? 1 : 0;
+		ts.tv_nsec = left > 1 ? 0 : (long)(left * 1e9);
+		nanosleep(&ts, NULL);
+	}
+	if (getppid() == parent)
+		_exit(0); /* the supervisor lives: the limit is its to enforce */
+	kill(-script, SIGTERM);
+	/* the grace, or until the watchdog is all the group has left */
+	for (left = grace_s * 10; left > 0 && procs_of(script, true, others, LEN(others)) > 1; left--) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = 100 * 1000 * 1000;
+		nanosleep(&ts, NULL);
+	}
+	record("kunai.exit", "143\nlimit=timeout\nby=watchdog\n");
+	kill(-script, SIGKILL);
+	_exit(0);
+}
 
 /* Starts run.sh's command itself when bash is not needed for it (see
  * job_plain.c): the same redirections, environment and file as bash's
@@ -265,8 +309,13 @@ job_supervise(struct job *j, long grace_s)
 	if (j->time_limit > 0)
 		deadline = t + (double)j->time_limit;
 	script = spawn_script(j, &via);
-	/* after the start: it says how the script runs (via=exec: without bash) */
-	snprintf(text, sizeof(text), "start=%lld\nhost=%s\njob=%ld\nvia=%s\n", (long long)t, host, (long)self, via);
+	if (script > 0 && deadline)
+		spawn_watchdog(script, deadline, grace_s);
+	/* after the start: it says how the script runs (via=exec: without
+	 * bash), and the job's own group (with its leader's start time), which
+	 * the runner checks before it takes the job for ended */
+	snprintf(text, sizeof(text), "start=%lld\nhost=%s\njob=%ld\nvia=%s\ngroup=%ld\ngroup_start=%lld\n",
+	         (long long)t, host, (long)self, via, (long)script, script > 0 ? job_proc_start(script, NULL) : -1);
 	record("kunai.start", text);
 	if (script < 0) {
 		record("kunai.exit", "127\n");

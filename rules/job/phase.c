@@ -18,6 +18,7 @@
 
 #include "job.h"
 #include "gen/base/record.h"
+#include "gen/base/beneath.h"
 #include "gen/base/util.h"
 
 enum {
@@ -82,7 +83,7 @@ cmd_phase(int argc, char **argv)
 	struct sigaction sa;
 	struct timespec tick = {0, 50 * 1000 * 1000};
 	char start[32], end[32];
-	const char *stamp, *base, *dot;
+	const char *stamp, *base, *dot, *dirs[] = {"phases", NULL, NULL};
 	long limit, waited_ms = 0, term_at = -1;
 	int out, status = 0, rc = 1;
 	pid_t pid;
@@ -97,18 +98,24 @@ cmd_phase(int argc, char **argv)
 	buf_push(&name, base, (size_t)(dot - base));
 	buf_printf(&script, "phases/%s.sh", name.data);
 	buf_printf(&log, "phases/%s", name.data);
+	/* phases/, its output dir, output.txt and the records: never through
+	 * a link (run from the build dir by ninja) */
+	dirs[1] = log.data;
+	if (!beneath_dirs_ok(".", dirs))
+		goto done;
 	if (mkdir(log.data, 0755) != 0 && errno != EEXIST) {
 		warn("phase: %s:", log.data);
 		goto done;
 	}
 	buf_puts(&log, "/output.txt");
 	limit = time_limit(script.data);
-	out = open(log.data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	out = beneath_open(AT_FDCWD, log.data, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0) {
-		warn("phase: %s:", log.data);
+		warn(errno == ELOOP ? "phase: %s is a symbolic link; kunai does not write through links (remove it)"
+		                    : "phase: %s:", log.data);
 		goto done;
 	}
-	unlink(stamp);
+	beneath_unlink(AT_FDCWD, stamp, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);

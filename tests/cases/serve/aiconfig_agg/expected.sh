@@ -13,3 +13,4 @@ exec >stdout.txt 2>stderr.txt
 source ./env_vars.sh
 
 exec ../../install/aiconfigurator-py3.10-f5c92280eed1/bin/python ../../install/cloudai__5b5c0f72/src/cloudai/workloads/aiconfig/runtime/simple_predictor.py --model-name QWEN3_32B --system h200_sxm --backend trtllm --version 0.20.0 --isl 4000 --osl 500 --mode agg --batch-size 64 --ctx-tokens 8192 --tp 2 --pp 1 --dp 1 --moe-tp 1 --moe-ep 1 --output report.json
+# kunai: env_vars.sh 90f8749f188ae250

@@ -13,3 +13,4 @@ exec >stdout.txt 2>stderr.txt
 source ./env_vars.sh
 
 exec bash -c 'bash ../../install/dynamo_mocker.sh --venv-python ../../install/dynamo-mocker-py3.12-73eeb678863b/bin/python --result-dir "$PWD" --model-path Qwen/Qwen3-0.6B --nats-cmd '\''nats-server -js'\'' --speedup-ratio 10.0 --block-size 64 --num-gpu-blocks-override 16384 --enable-prefix-caching true --http-port 8000 --router-mode kv_router --disaggregation-mode none --benchmark-tool genai_perf --input-tokens 5000 --output-tokens 500 --request-count 1000 --replay-concurrency 100 --replay-mode online --num-workers 2 --prefill-args-enable-chunked-prefill true --decode-extra-args '\''--max-num-seqs 8'\'' --engine-max-num-batched-tokens 8192 --frontend-kv-cache-block-size 16 --genai-perf-extra-args --verbose --genai-perf-streaming true && test ! -f failure-marker.txt && test -f success-marker.txt && test -f benchmark_report.csv'
+# kunai: env_vars.sh 90f8749f188ae250

@@ -18,8 +18,9 @@ INSTALL_DIR=/opt/install
 RUN_DIR_Q=$(printf %q "$RUN_DIR")
 # kunai: the job's own start and exit records, which the runner watches
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-trap 'echo $? >"$RUN_DIR/kunai.exit.tmp" && mv -f "$RUN_DIR/kunai.exit.tmp" "$RUN_DIR/kunai.exit"' EXIT
-printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$RUN_DIR/kunai.start.tmp" && mv -f "$RUN_DIR/kunai.start.tmp" "$RUN_DIR/kunai.start"
+trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+kunai_t=$(mktemp "$RUN_DIR/kunai.start.XXXXXX") && printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.start"
+[ ! -L "$RUN_DIR/metadata" ] || { echo "kunai: $RUN_DIR/metadata is a symbolic link; kunai does not write through links (remove it)" >&2; exit 1; }
 mkdir -p "$RUN_DIR/metadata"
 
 export SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)
@@ -38,3 +39,4 @@ srun --export=ALL --mpi=pmix -N2 --container-image=/images/deepep.sqsh --contain
 srun --export=ALL --mpi=pmix --container-image=/images/deepep.sqsh --container-mounts="$RUN_DIR:/cloudai_run_results,$INSTALL_DIR:/cloudai_install,$RUN_DIR" --nodes=2 --ntasks=2 --ntasks-per-node=1 bash -c "source $RUN_DIR_Q/env_vars.sh; torchrun --nnodes=2 --nproc_per_node=1 --rdzv_id=\${SLURM_JOB_ID:-0} --rdzv_backend=c10d --rdzv_endpoint=\${MASTER_ADDR}:\${MASTER_PORT} /workspace/DeepEP/tests/legacy/test_internode.py --num-processes 8 --num-tokens 4096 --hidden 7168 --num-topk-groups 4 --num-topk 8 --pressure-test-mode 0 --num-experts 256 --test-ll-compatibility --rank-offset 0"
 KUNAI_RC=$?
 exit $KUNAI_RC
+# kunai: env_vars.sh 90f8749f188ae250

@@ -17,8 +17,9 @@ INSTALL_DIR=/opt/install
 RUN_DIR_Q=$(printf %q "$RUN_DIR")
 # kunai: the job's own start and exit records, which the runner watches
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-trap 'echo $? >"$RUN_DIR/kunai.exit.tmp" && mv -f "$RUN_DIR/kunai.exit.tmp" "$RUN_DIR/kunai.exit"' EXIT
-printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$RUN_DIR/kunai.start.tmp" && mv -f "$RUN_DIR/kunai.start.tmp" "$RUN_DIR/kunai.start"
+trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+kunai_t=$(mktemp "$RUN_DIR/kunai.start.XXXXXX") && printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.start"
+[ ! -L "$RUN_DIR/metadata" ] || { echo "kunai: $RUN_DIR/metadata is a symbolic link; kunai does not write through links (remove it)" >&2; exit 1; }
 mkdir -p "$RUN_DIR/metadata"
 
 export SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)
@@ -37,3 +38,4 @@ srun --export=ALL --mpi=pmix -N4 --container-image=/images/deepep.sqsh --contain
 srun --export=ALL --mpi=pmix --container-image=/images/deepep.sqsh --container-mounts="$RUN_DIR:/cloudai_run_results,$INSTALL_DIR:/cloudai_install,$RUN_DIR" --nodes=4 --ntasks=4 --ntasks-per-node=1 bash -c "source $RUN_DIR_Q/env_vars.sh; torchrun --nnodes=4 --nproc_per_node=1 --rdzv_id=\${SLURM_JOB_ID:-0} --rdzv_backend=c10d --rdzv_endpoint=\${MASTER_ADDR}:\${MASTER_PORT} '/opt/DeepEP tests/elastic/test_ep.py' --num-processes 8 --num-sms 24 --num-qps 0 --num-allocated-qps 0 --num-gpu-timeout-secs 100 --num-cpu-timeout-secs 100 --sl-idx 0 --num-tokens 4096 --hidden 7168 --num-topk 8 --num-experts 256 --do-cpu-sync 1 --allow-hybrid-mode 1 --allow-multiple-reduction 1 --prefer-overlap-with-compute 0 --deterministic --seed 0 --unbalanced-ratio 1.5 --masked-ratio 0.0 --dump-profile-traces /results/traces"
 KUNAI_RC=$?
 exit $KUNAI_RC
+# kunai: env_vars.sh 90f8749f188ae250

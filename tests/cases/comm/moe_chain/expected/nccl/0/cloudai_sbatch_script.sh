@@ -17,8 +17,9 @@ INSTALL_DIR=/opt/install
 RUN_DIR_Q=$(printf %q "$RUN_DIR")
 # kunai: the job's own start and exit records, which the runner watches
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-trap 'echo $? >"$RUN_DIR/kunai.exit.tmp" && mv -f "$RUN_DIR/kunai.exit.tmp" "$RUN_DIR/kunai.exit"' EXIT
-printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$RUN_DIR/kunai.start.tmp" && mv -f "$RUN_DIR/kunai.start.tmp" "$RUN_DIR/kunai.start"
+trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+kunai_t=$(mktemp "$RUN_DIR/kunai.start.XXXXXX") && printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.start"
+[ ! -L "$RUN_DIR/metadata" ] || { echo "kunai: $RUN_DIR/metadata is a symbolic link; kunai does not write through links (remove it)" >&2; exit 1; }
 mkdir -p "$RUN_DIR/metadata"
 
 export SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)
@@ -30,3 +31,4 @@ srun --export=ALL --mpi=pmix -N2 --container-image=/images/nccl.sqsh --container
 srun --export=ALL --mpi=pmix -N2 --container-image=/images/nccl.sqsh --container-mounts="$RUN_DIR:/cloudai_run_results,$INSTALL_DIR:/cloudai_install,$RUN_DIR,$BUILD_DIR/moe/0/nccl_matrix.txt:/tmp/matrix.txt,$BUILD_DIR/moe/0:/cloudai_moe_benchmark_prev:ro" bash -c "source $RUN_DIR_Q/env_vars.sh; /opt/nccl-tests/build/alltoallv_perf -b 512M -e 512M -g 1 -w 5 -n 20 --nthreads 1 --stepbytes 1M --op sum --datatype float --root 0 --agg_iters 1 --average 1 --parallel_init 0 --check 1 --blocking 0 --cudagraph 0"
 KUNAI_RC=$?
 exit $KUNAI_RC
+# kunai: env_vars.sh 0f2dd7e16907c379

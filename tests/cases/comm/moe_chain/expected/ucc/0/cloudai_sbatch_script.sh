@@ -17,8 +17,9 @@ INSTALL_DIR=/opt/install
 RUN_DIR_Q=$(printf %q "$RUN_DIR")
 # kunai: the job's own start and exit records, which the runner watches
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-trap 'echo $? >"$RUN_DIR/kunai.exit.tmp" && mv -f "$RUN_DIR/kunai.exit.tmp" "$RUN_DIR/kunai.exit"' EXIT
-printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$RUN_DIR/kunai.start.tmp" && mv -f "$RUN_DIR/kunai.start.tmp" "$RUN_DIR/kunai.start"
+trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+kunai_t=$(mktemp "$RUN_DIR/kunai.start.XXXXXX") && printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.start"
+[ ! -L "$RUN_DIR/metadata" ] || { echo "kunai: $RUN_DIR/metadata is a symbolic link; kunai does not write through links (remove it)" >&2; exit 1; }
 mkdir -p "$RUN_DIR/metadata"
 
 export SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)
@@ -29,3 +30,4 @@ srun --export=ALL --mpi=pmix -N2 --container-image=/images/hpcx.sqsh --container
 srun --export=ALL --mpi=pmix -N2 --container-image=/images/hpcx.sqsh --container-mounts="$RUN_DIR:/cloudai_run_results,$INSTALL_DIR:/cloudai_install,$RUN_DIR,$BUILD_DIR/moe/0/ucc_matrix.txt:/opt/hpcx/ucc/tools/perf/generator/input_matrices.txt,$BUILD_DIR/moe/0:/cloudai_moe_benchmark_prev:ro" bash -c "source $RUN_DIR_Q/env_vars.sh; /opt/hpcx/ucc/bin/ucc_perftest -c alltoallv -b 1 -e 8M --gen file:name=/opt/hpcx/ucc/tools/perf/generator/input_matrices.txt -m cuda -F"
 KUNAI_RC=$?
 exit $KUNAI_RC
+# kunai: env_vars.sh 90f8749f188ae250

@@ -17,8 +17,9 @@ INSTALL_DIR=/opt/install
 RUN_DIR_Q=$(printf %q "$RUN_DIR")
 # kunai: the job's own start and exit records, which the runner watches
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-trap 'echo $? >"$RUN_DIR/kunai.exit.tmp" && mv -f "$RUN_DIR/kunai.exit.tmp" "$RUN_DIR/kunai.exit"' EXIT
-printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$RUN_DIR/kunai.start.tmp" && mv -f "$RUN_DIR/kunai.start.tmp" "$RUN_DIR/kunai.start"
+trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+kunai_t=$(mktemp "$RUN_DIR/kunai.start.XXXXXX") && printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.start"
+[ ! -L "$RUN_DIR/metadata" ] || { echo "kunai: $RUN_DIR/metadata is a symbolic link; kunai does not write through links (remove it)" >&2; exit 1; }
 mkdir -p "$RUN_DIR/metadata"
 
 export SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)
@@ -47,3 +48,4 @@ timeout 60 bash -c "while kill -0 $etcd_pid 2>/dev/null; do sleep 1; done" ||
 (exit $KUNAI_TEST_RC)
 KUNAI_RC=$?
 exit $KUNAI_RC
+# kunai: env_vars.sh 90f8749f188ae250

@@ -18,8 +18,9 @@ INSTALL_DIR=/opt/install
 RUN_DIR_Q=$(printf %q "$RUN_DIR")
 # kunai: the job's own start and exit records, which the runner watches
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-trap 'echo $? >"$RUN_DIR/kunai.exit.tmp" && mv -f "$RUN_DIR/kunai.exit.tmp" "$RUN_DIR/kunai.exit"' EXIT
-printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$RUN_DIR/kunai.start.tmp" && mv -f "$RUN_DIR/kunai.start.tmp" "$RUN_DIR/kunai.start"
+trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+kunai_t=$(mktemp "$RUN_DIR/kunai.start.XXXXXX") && printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.start"
+[ ! -L "$RUN_DIR/metadata" ] || { echo "kunai: $RUN_DIR/metadata is a symbolic link; kunai does not write through links (remove it)" >&2; exit 1; }
 mkdir -p "$RUN_DIR/metadata"
 
 export SLURM_JOB_MASTER_NODE=$(scontrol show hostname $SLURM_JOB_NODELIST | head -n 1)
@@ -178,3 +179,4 @@ for f in nixl-ep-node-0.log nixl-ep-node-1.log; do
         { echo "kunai: no NIXL EP bandwidth summary in $f"; KUNAI_RC=1; }
 done
 exit $KUNAI_RC
+# kunai: env_vars.sh d188c6a4c539adfc
