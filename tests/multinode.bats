@@ -116,7 +116,9 @@ fleet_scenario() {
 	fleet_scenario
 	run kunai_run
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	[ "${lines[-1]}" = "kunai: Drain: none; healthy: 4 nodes" ]
+	# the verdict, then the one campaign status last
+	[ "${lines[-2]}" = "kunai: Drain: none; healthy: 4 nodes" ] || { echo "$output"; false; }
+	[[ "${lines[-1]}" == "kunai: passed: 5 runs: 5 passed"* ]] || { echo "$output"; false; }
 	local i
 	for i in 1 2 3 4; do
 		[ "$(jf "$B/gemm-n$i/0/job.json" nodes)" = "n$i" ]
@@ -140,8 +142,9 @@ fleet_scenario() {
 	run kunai_run
 	"$BATS_TEST_DIRNAME/slurm/cluster" slow "$CL" n4 off
 	[ "$status" -eq 1 ] || { echo "$output"; grep -h '"fp64_gflops"' "$B"/gemm-n*/0/stdout.txt; false; }
-	[[ "${lines[-1]}" =~ ^"kunai: Drain: n4 (kunai_gemm fp"(32|64)"_gflops "[0-9]+"% below peers"[^\;]*"); healthy: 3 nodes"$ ]] ||
+	[[ "${lines[-2]}" =~ ^"kunai: Drain: n4 (kunai_gemm fp"(32|64)"_gflops "[0-9]+"% below peers"[^\;]*"); healthy: 3 nodes"$ ]] ||
 		{ echo "$output"; false; }
+	[[ "${lines[-1]}" == "kunai: failed: 5 runs: 4 passed, 1 suspect"* ]] || { echo "$output"; false; }
 	S=$B/report/summary.json
 	[ "$(q "$S" drain)" = '["n4"]' ] && [ "$(q "$S" healthy.#)" = 3 ]
 	grep -q '<testcase name="n4" classname="fleet verdict"' "$B/report/junit.xml"

@@ -20,11 +20,12 @@ BUILD_DIR=${RUN_DIR%/*/*}
 INSTALL_DIR="$BUILD_DIR"/install
 # kunai: the job's own start and exit records, which the runner watches
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-trap 'echo $? >"$RUN_DIR/kunai.exit.tmp" && mv -f "$RUN_DIR/kunai.exit.tmp" "$RUN_DIR/kunai.exit"' EXIT
-printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${LSB_JOBID:-$$}" >"$RUN_DIR/kunai.start.tmp" && mv -f "$RUN_DIR/kunai.start.tmp" "$RUN_DIR/kunai.start"
+trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+kunai_t=$(mktemp "$RUN_DIR/kunai.start.XXXXXX") && printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${LSB_JOBID:-$$}" >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.start"
 
 source ./env_vars.sh
 
 sleep 2
 KUNAI_RC=$?
 exit $KUNAI_RC
+# kunai: env_vars.sh 90f8749f188ae250
