@@ -71,7 +71,9 @@ campaign() {
 	chmod +x "$i/NeMo-Framework-Launcher__$COMMIT-venv/bin/python"
 	# the run's own edge, as ninja runs it (its installs, a checkout at
 	# NeMo's commit and a venv, are what the stand-in stands for)
+	# (the rule execs kunai job itself: the exec is ours below)
 	RUN_CMD=$("$NINJA" -C "$B" -t commands t/0/kunai.stamp | tail -n 1)
+	RUN_CMD=${RUN_CMD#exec }
 	[[ $RUN_CMD == *" job run --scheduler slurm "*" t/0/kunai.stamp" ]]
 }
 

@@ -254,7 +254,7 @@ test_name = "mid"'
 	# ninja, its shells and their kunai job, all at once
 	pids=$npid
 	for p in $(pgrep -P "$npid"); do
-		pids="$pids $p $(pgrep -P "$p" -x kunai)"
+		pids="$pids $p $(pgrep -P "$p" -x kunai || true)"
 	done
 	kill -9 $pids
 	wait "$npid" 2>/dev/null || true
