@@ -5,11 +5,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "wl_kunai.h"
 #include "workload.h"
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
-#include "gen/model/expand.h"
+#include "gen/model/run.h"
 #include "gen/model/model.h"
 
 static const char *const success[] = {"[RESULT] SUCCESS", NULL};
@@ -17,106 +16,42 @@ static const char *const no_failure[] = {"[RESULT] FAILURE", NULL};
 /* KunaiHealth: SUCCESS or SKIPPED: some result, and not a failure */
 static const char *const some_result[] = {"[RESULT] ", NULL};
 
-/* The schema entries every MPI program has besides its own flags: ranks
- * on a standalone system, the launcher and its arguments. */
-#define MPI_ARGS                                                                                   \
-	{"ranks", ARG_INT, NULL, NULL, false}, {"mpirun", ARG_STRING, "mpirun", NULL, false},          \
+/* Schema entries, by type: no default but a boolean's False. */
+#define STR(k) {k, ARG_STRING, NULL, NULL, false}
+#define INT(k) {k, ARG_INT, NULL, NULL, false}
+#define FLT(k) {k, ARG_FLOAT, NULL, NULL, false}
+#define SIZE(k) {k, ARG_SIZE, NULL, NULL, false}
+#define BOOL(k) {k, ARG_BOOL, "False", NULL, false}
+
+/* Every program's last keys: the GPUs it must find, the CPU path, the
+ * self-test, and (kubernetes) an image holding kunai's workloads. */
+#define COMMON_ARGS INT("expect_gpus"), BOOL("cpu"), BOOL("force_wrong"), STR("docker_image_url")
+/* The MPI programs' launch: ranks on a standalone system, the launcher
+ * and its arguments. */
+#define MPI_ARGS {"ranks", ARG_INT, NULL, NULL, false}, {"mpirun", ARG_STRING, "mpirun", NULL, false}, \
 	{"mpirun_args", ARG_STRING, "--oversubscribe", NULL, false}
+/* The collective benchmarks (nccl-tests' flags), bw their bandwidth gate. */
+#define COLL_ARGS(bw) SIZE("minbytes"), SIZE("maxbytes"), INT("stepfactor"), INT("iters"), INT("warmup"), \
+	INT("check"), FLT(bw), FLT("timeout"), COMMON_ARGS, MPI_ARGS
+/* The training smoke tests' optimizer and gates. */
+#define SGD_ARGS INT("batch"), INT("epochs"), INT("steps"), FLT("lr"), FLT("momentum"), INT("seed"), \
+	FLT("max_loss_ratio"), FLT("min_accuracy")
 
-static const struct arg_schema allreduce_args[] = {
-	{"minbytes", ARG_SIZE, NULL, NULL, false},
-	{"maxbytes", ARG_SIZE, NULL, NULL, false},
-	{"stepfactor", ARG_INT, NULL, NULL, false},
-	{"iters", ARG_INT, NULL, NULL, false},
-	{"warmup", ARG_INT, NULL, NULL, false},
-	{"check", ARG_INT, NULL, NULL, false},
-	{"min_busbw", ARG_FLOAT, NULL, NULL, false},
-	{"timeout", ARG_FLOAT, NULL, NULL, false},
-	{"expect_gpus", ARG_INT, NULL, NULL, false},
-	{"cpu", ARG_BOOL, "False", NULL, false},
-	{"force_wrong", ARG_BOOL, "False", NULL, false},
-	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
-	MPI_ARGS,
-};
-
-static const struct arg_schema bisection_args[] = {
-	{"minbytes", ARG_SIZE, NULL, NULL, false},
-	{"maxbytes", ARG_SIZE, NULL, NULL, false},
-	{"stepfactor", ARG_INT, NULL, NULL, false},
-	{"iters", ARG_INT, NULL, NULL, false},
-	{"warmup", ARG_INT, NULL, NULL, false},
-	{"check", ARG_INT, NULL, NULL, false},
-	{"min_pair_bw", ARG_FLOAT, NULL, NULL, false},
-	{"timeout", ARG_FLOAT, NULL, NULL, false},
-	{"expect_gpus", ARG_INT, NULL, NULL, false},
-	{"cpu", ARG_BOOL, "False", NULL, false},
-	{"force_wrong", ARG_BOOL, "False", NULL, false},
-	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
-	MPI_ARGS,
-};
-
+/* In the order the flags go on the command line. */
+static const struct arg_schema allreduce_args[] = {COLL_ARGS("min_busbw")};
+static const struct arg_schema bisection_args[] = {COLL_ARGS("min_pair_bw")};
 static const struct arg_schema ddp_smoke_args[] = {
-	{"samples", ARG_INT, NULL, NULL, false},
-	{"batch", ARG_INT, NULL, NULL, false},
-	{"epochs", ARG_INT, NULL, NULL, false},
-	{"steps", ARG_INT, NULL, NULL, false},
-	{"lr", ARG_FLOAT, NULL, NULL, false},
-	{"momentum", ARG_FLOAT, NULL, NULL, false},
-	{"seed", ARG_INT, NULL, NULL, false},
-	{"max_loss_ratio", ARG_FLOAT, NULL, NULL, false},
-	{"min_accuracy", ARG_FLOAT, NULL, NULL, false},
-	{"max_param_spread", ARG_FLOAT, NULL, NULL, false},
-	{"timeout", ARG_FLOAT, NULL, NULL, false},
-	{"expect_gpus", ARG_INT, NULL, NULL, false},
-	{"cpu", ARG_BOOL, "False", NULL, false},
-	{"force_wrong", ARG_BOOL, "False", NULL, false},
-	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
-	MPI_ARGS,
-};
-
+	INT("samples"), SGD_ARGS, FLT("max_param_spread"), FLT("timeout"), COMMON_ARGS, MPI_ARGS};
 static const struct arg_schema gemm_args[] = {
-	{"size", ARG_INT, NULL, NULL, false},
-	{"m", ARG_INT, NULL, NULL, false},
-	{"n", ARG_INT, NULL, NULL, false},
-	{"k", ARG_INT, NULL, NULL, false},
-	{"precision", ARG_STRING, NULL, NULL, false}, /* fp64,fp32,tf32,bf16,fp16 */
-	{"warmup", ARG_INT, NULL, NULL, false},
-	{"iters", ARG_INT, NULL, NULL, false},
-	{"reps", ARG_INT, NULL, NULL, false},
-	{"threads", ARG_INT, NULL, NULL, false},
-	{"min_tflops", ARG_STRING, NULL, NULL, false}, /* X, or bf16=600,fp32=40 */
-	{"max_spread", ARG_FLOAT, NULL, NULL, false},
-	{"expect_gpus", ARG_INT, NULL, NULL, false},
-	{"cpu", ARG_BOOL, "False", NULL, false},
-	{"force_wrong", ARG_BOOL, "False", NULL, false},
-	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
-};
-
+	INT("size"), INT("m"), INT("n"), INT("k"),
+	STR("precision"), /* fp64,fp32,tf32,bf16,fp16 */
+	INT("warmup"), INT("iters"), INT("reps"), INT("threads"),
+	STR("min_tflops"), /* X, or bf16=600,fp32=40 */
+	FLT("max_spread"), COMMON_ARGS};
 static const struct arg_schema health_args[] = {
-	{"expect_gpus", ARG_INT, NULL, NULL, false},
-	{"nvidia_smi", ARG_STRING, NULL, NULL, false},
-	{"no_dmesg", ARG_BOOL, "False", NULL, false},
-	{"force_wrong", ARG_BOOL, "False", NULL, false},
-	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
-};
-
+	INT("expect_gpus"), STR("nvidia_smi"), BOOL("no_dmesg"), BOOL("force_wrong"), STR("docker_image_url")};
 static const struct arg_schema train_smoke_args[] = {
-	{"samples", ARG_INT, NULL, NULL, false},
-	{"test_samples", ARG_INT, NULL, NULL, false},
-	{"batch", ARG_INT, NULL, NULL, false},
-	{"epochs", ARG_INT, NULL, NULL, false},
-	{"steps", ARG_INT, NULL, NULL, false},
-	{"lr", ARG_FLOAT, NULL, NULL, false},
-	{"momentum", ARG_FLOAT, NULL, NULL, false},
-	{"seed", ARG_INT, NULL, NULL, false},
-	{"max_loss_ratio", ARG_FLOAT, NULL, NULL, false},
-	{"min_accuracy", ARG_FLOAT, NULL, NULL, false},
-	{"device", ARG_INT, NULL, NULL, false},
-	{"expect_gpus", ARG_INT, NULL, NULL, false},
-	{"cpu", ARG_BOOL, "False", NULL, false},
-	{"force_wrong", ARG_BOOL, "False", NULL, false},
-	{"docker_image_url", ARG_STRING, NULL, NULL, false}, /* kubernetes: an image holding kunai's workloads */
-};
+	INT("samples"), INT("test_samples"), SGD_ARGS, INT("device"), COMMON_ARGS};
 
 /* Schema keys that configure the launch, not the program. */
 static bool
@@ -218,30 +153,31 @@ no_mpi(const struct run *r)
 	return false;
 }
 
-/* The table; the registry (workload.c) lists each entry by its index. */
-const struct workload wl_kunai[WL_KUNAI_COUNT] = {
-	/* all-reduce benchmark: one MPI rank per GPU with NCCL, or MPI_Allreduce on the CPU, printing nccl-tests' format (NcclTest's grader reads it, min_busbw included) */
-	[WL_KUNAI_ALLREDUCE] = {.name = "KunaiAllReduce", .program = "allreduce", .args = allreduce_args, .n_args = LEN(allreduce_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = ranks_per_gpu,
-		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "nccl"},
-	/* bisection bandwidth: rank r exchanges with rank r + n/2 over NCCL send/recv, or MPI on the CPU; rows in nccl-tests' format */
-	[WL_KUNAI_BISECTION] = {.name = "KunaiBisection", .program = "bisection", .args = bisection_args, .n_args = LEN(bisection_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = ranks_per_gpu,
-		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "bisection"},
-	/* data-parallel training smoke test: one MPI rank per GPU, gradients all-reduced with NCCL, or with MPI on the CPU */
-	[WL_KUNAI_DDP] = {.name = "KunaiDdpSmoke", .program = "ddp_smoke", .args = ddp_smoke_args, .n_args = LEN(ddp_smoke_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = ranks_per_gpu,
-		.uses_mpi = with_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
+/* The table, in name order; the registry (workload.c) lists each entry.
+ * All run on every scheduler with the one command builder and pass on
+ * [RESULT] SUCCESS without [RESULT] FAILURE (KunaiHealth: any result). */
+#define KUNAI(name_, program_, args_, ntasks_, mpi_, all_of_, grader_)                                     \
+	{.name = name_, .program = program_, .args = args_, .n_args = LEN(args_),                             \
+	 .schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command,      \
+	 .ntasks = ntasks_, .uses_mpi = mpi_, .all_of = all_of_, .none_of = no_failure, .grader = grader_}
+const struct workload wl_kunai[6] = {
+	/* all-reduce benchmark: one MPI rank per GPU with NCCL, or MPI_Allreduce
+	 * on the CPU, printing nccl-tests' format (NcclTest's grader reads it,
+	 * min_busbw included) */
+	KUNAI("KunaiAllReduce", "allreduce", allreduce_args, ranks_per_gpu, with_mpi, success, "nccl"),
+	/* bisection bandwidth: rank r exchanges with rank r + n/2 over NCCL
+	 * send/recv, or MPI on the CPU; rows in nccl-tests' format */
+	KUNAI("KunaiBisection", "bisection", bisection_args, ranks_per_gpu, with_mpi, success, "bisection"),
+	/* data-parallel training smoke test: one MPI rank per GPU, gradients
+	 * all-reduced with NCCL, or with MPI on the CPU */
+	KUNAI("KunaiDdpSmoke", "ddp_smoke", ddp_smoke_args, ranks_per_gpu, with_mpi, success, "kunai"),
 	/* GEMM throughput: one process per node drives every GPU of it, or the CPU path */
-	[WL_KUNAI_GEMM] = {.name = "KunaiGemm", .program = "gemm", .args = gemm_args, .n_args = LEN(gemm_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = one_per_node,
-		.uses_mpi = no_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
-	/* GPU inventory and health gates, one process per node. A machine without nvidia-smi prints [RESULT] SKIPPED unless GPUs are expected: that passes, so the default local campaign can start with it on a machine without GPUs */
-	[WL_KUNAI_HEALTH] = {.name = "KunaiHealth", .program = "health", .args = health_args, .n_args = LEN(health_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = one_per_node,
-		.uses_mpi = no_mpi, .all_of = some_result, .none_of = no_failure, .grader = "kunai"},
+	KUNAI("KunaiGemm", "gemm", gemm_args, one_per_node, no_mpi, success, "kunai"),
+	/* GPU inventory and health gates, one process per node. A machine
+	 * without nvidia-smi prints [RESULT] SKIPPED unless GPUs are expected:
+	 * that passes, so the default local campaign can start with it on a
+	 * machine without GPUs */
+	KUNAI("KunaiHealth", "health", health_args, one_per_node, no_mpi, some_result, "kunai"),
 	/* training smoke test: a tiny MLP on one GPU per node, or the CPU */
-	[WL_KUNAI_TRAIN] = {.name = "KunaiTrainSmoke", .program = "train_smoke", .args = train_smoke_args, .n_args = LEN(train_smoke_args),
-		.schedulers = WL_STANDALONE | WL_SLURM | WL_KUBERNETES | WL_LSF | WL_RUNAI, .command = command, .ntasks = one_per_node,
-		.uses_mpi = no_mpi, .all_of = success, .none_of = no_failure, .grader = "kunai"},
+	KUNAI("KunaiTrainSmoke", "train_smoke", train_smoke_args, one_per_node, no_mpi, success, "kunai"),
 };

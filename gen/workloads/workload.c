@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wl_kunai.h"
 #include "workload.h"
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
-#include "gen/model/expand.h"
+#include "gen/model/run.h"
 
 extern const struct workload wl_ai_dynamo;
 extern const struct workload wl_aiconfig;
@@ -25,6 +24,8 @@ extern const struct workload wl_fio;
 extern const struct workload wl_jax_gpt;
 extern const struct workload wl_jax_grok;
 extern const struct workload wl_jax_nemotron;
+/* kunai's own programs, one table (wl_kunai.c), in the order listed below */
+extern const struct workload wl_kunai[6];
 extern const struct workload wl_megatron_bridge;
 extern const struct workload wl_megatron_run;
 extern const struct workload wl_moe;
@@ -55,12 +56,12 @@ static const struct workload *const workloads[] = {
 	&wl_jax_gpt,
 	&wl_jax_grok,
 	&wl_jax_nemotron,
-	&wl_kunai[WL_KUNAI_ALLREDUCE],
-	&wl_kunai[WL_KUNAI_BISECTION],
-	&wl_kunai[WL_KUNAI_DDP],
-	&wl_kunai[WL_KUNAI_GEMM],
-	&wl_kunai[WL_KUNAI_HEALTH],
-	&wl_kunai[WL_KUNAI_TRAIN],
+	&wl_kunai[0], /* KunaiAllReduce */
+	&wl_kunai[1], /* KunaiBisection */
+	&wl_kunai[2], /* KunaiDdpSmoke */
+	&wl_kunai[3], /* KunaiGemm */
+	&wl_kunai[4], /* KunaiHealth */
+	&wl_kunai[5], /* KunaiTrainSmoke */
 	&wl_megatron_bridge,
 	&wl_megatron_run,
 	&wl_moe,
