@@ -1,8 +1,10 @@
 /* job.c: `kunai job run|start`, the runner behind `ninja run`: one run dir,
  * one job. It refuses a second ninja on the build dir, reattaches to a job
  * that an earlier invocation left running, keeps earlier attempts, submits
- * (job_standalone.c, job_slurm.c, job_k8s.c), waits, records DIR/job.json with the
- * outcome class and writes the stamp only when the run passed. */
+ * (job_standalone.c, job_slurm.c, job_k8s.c, job_lsf.c, job_runai.c through
+ * job_sched.h), waits, records DIR/job.json with the outcome class and
+ * writes the stamp only when the run passed. The top of rules/job: nothing
+ * below calls into it. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "job_proc.h"
+#include "job_steps.h"
+#include "job_poll.h"
+#include "job_sched.h"
 #include "job.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
@@ -22,20 +28,6 @@ enum {
 	RETRY_DELAY_MAX_S = 120, /* the retry delay doubles up to this */
 	SUPERSEDE_MAX = 3,       /* new scripts one invocation runs after the one it started */
 };
-
-const char *
-job_path(struct job *j, struct buf *b, const char *name)
-{
-	b->len = 0;
-	buf_printf(b, "%s/%s", j->dir, name);
-	return b->data;
-}
-
-const char *
-job_script_name(const struct job *j)
-{
-	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : j->sched == JOB_LSF ? "bsub_script.sh" : "run.sh";
-}
 
 /* The hash of what makes the run's job as it is now (hex, in the arena):
  * its script, then each file the script sources or the scheduler reads
@@ -197,18 +189,6 @@ lock_dir(struct job *j)
 }
 
 /* ---- job.json, stamp, attempts ------------------------------------------------- */
-
-bool
-job_save(struct job *j)
-{
-	struct buf text = {0}, p = {0};
-	bool ok;
-
-	ok = record_job_write(&j->info, &text) && write_file_atomic(job_path(j, &p, "job.json"), text.data, text.len);
-	buf_free(&text);
-	buf_free(&p);
-	return ok;
-}
 
 static bool
 remove_file(struct job *j, const char *name)

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"

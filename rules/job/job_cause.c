@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
 #include "gen/base/util.h"
 
 enum { TAIL_BYTES = 256 * 1024, LINE_MAX_SHOWN = 200 };

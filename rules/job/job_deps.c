@@ -10,7 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
 #include "gen/base/util.h"
 
 /* Whether the run dir rd of a --stop-with test has completed: a final

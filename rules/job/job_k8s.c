@@ -18,7 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
+#include "job_poll.h"
+#include "job_k8s.h"
+#include "job_sched.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 

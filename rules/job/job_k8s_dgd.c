@@ -27,7 +27,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_k8s.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 

@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_poll.h"
+#include "job_k8s.h"
 #include "gen/base/util.h"
 
 /* The resource kubectl knows each kind by, and the id prefix kunai gives it. */

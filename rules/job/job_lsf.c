@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_poll.h"
+#include "job_sched.h"
 #include "gen/base/util.h"
 
 enum {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
+#include "job_sched.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/util.h"
 

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"
 

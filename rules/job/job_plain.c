@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_plain.h"
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
 

@@ -31,7 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
+#include "job_poll.h"
+#include "job_sched.h"
 #include "gen/base/util.h"
 
 enum {

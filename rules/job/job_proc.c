@@ -1,6 +1,7 @@
 /* job_proc.c: what the runner needs from the operating system: clocks,
  * signals taken synchronously (sigtimedwait, so no handler state), /proc,
- * helper commands (sbatch, sacct, ...) and the job's own record files. */
+ * helper commands (sbatch, sacct, ...) and the job's own record files; and
+ * the run dir's paths and job.json, which every backend writes. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
 
@@ -426,4 +427,32 @@ job_record_field(const char *rec, const char *key, size_t *len)
 			return p;
 		}
 	return NULL;
+}
+
+/* ---- the run dir ---------------------------------------------------------------- */
+
+const char *
+job_path(struct job *j, struct buf *b, const char *name)
+{
+	b->len = 0;
+	buf_printf(b, "%s/%s", j->dir, name);
+	return b->data;
+}
+
+const char *
+job_script_name(const struct job *j)
+{
+	return j->sched == JOB_SLURM ? "cloudai_sbatch_script.sh" : j->sched == JOB_LSF ? "bsub_script.sh" : "run.sh";
+}
+
+bool
+job_save(struct job *j)
+{
+	struct buf text = {0}, p = {0};
+	bool ok;
+
+	ok = record_job_write(&j->info, &text) && write_file_atomic(job_path(j, &p, "job.json"), text.data, text.len);
+	buf_free(&text);
+	buf_free(&p);
+	return ok;
 }

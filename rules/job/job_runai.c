@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job_proc.h"
+#include "job_poll.h"
+#include "job_sched.h"
 #include "job_runai.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"

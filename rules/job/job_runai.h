@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "http.h"
-#include "job.h"
+#include "job_state.h"
 
 enum {
 	TRIES = 10,          /* per request: 5xx, 429 and no answer retried */

@@ -19,7 +19,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
+#include "job_sched.h"
 #include "gen/base/util.h"
 
 enum {

@@ -20,7 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
+#include "job_poll.h"
+#include "job_sched.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/util.h"
 

@@ -14,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_steps.h"
+#include "job_sched.h"
 #include "gen/base/util.h"
 
 enum {

@@ -25,7 +25,9 @@
 #include <sys/syscall.h>
 #endif
 
-#include "job.h"
+#include "job_proc.h"
+#include "job_plain.h"
+#include "job_sched.h"
 #include "gen/base/util.h"
 
 /* Closes every descriptor above stderr: a lock the runner holds (its flock

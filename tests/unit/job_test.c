@@ -7,7 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rules/job/job.h"
+#include "rules/job/job_proc.h"
+#include "rules/job/job_steps.h"
+#include "rules/job/job_plain.h"
+#include "rules/job/job_poll.h"
+#include "rules/job/job_k8s.h"
+#include "rules/job/job_sched.h"
 #include "gen/base/record.h"
 #include "tap.h"
 #include "gen/base/util.h"

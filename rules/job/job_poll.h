@@ -1,0 +1,55 @@
+/* job_poll.h: job_poll.c, the build dir's one poller that every waiting
+ * `kunai job` shares, and each scheduler's query and parsers that it calls
+ * (defined in job_slurm.c, job_k8s.c, job_lsf.c, job_runai.c). */
+#ifndef KUNAI_JOB_POLL_H
+#define KUNAI_JOB_POLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "job_state.h"
+
+/* Registers j's job with the build dir's poller; false after reporting. */
+bool poll_register(struct job *j);
+void poll_unregister(struct job *j);
+/* Marks j's registration: its job wrote its exit record (an urgent waiter,
+ * batched with the others); on failure it stays as it was. */
+void poll_mark_exited(struct job *j);
+/* Whether an urgent waiter asks the scheduler now (the last query at least
+ * URGENT_MS ago), waiting jobs of which exited wrote their exit record,
+ * left of them already before the last query: all have one and some are
+ * new, or the new ones are a twentieth of the campaign's peak (at most
+ * half of those waiting). Records the last query found not ended (jobs in
+ * their epilog) wait for the latest time instead. */
+bool poll_batch_ready(size_t peak, size_t waiting, size_t exited, size_t left);
+/* j's job in the last poll: 1 found (r filled; *when the poll's time), 0 the
+ * scheduler did not know it, -1 not asked about, -2 no poll yet. */
+int poll_lookup(struct job *j, struct slurm_row *r, double *when);
+/* Runs the build dir's query when it is due (urgent: soon after the last)
+ * and no other waiter is running it. */
+void poll_maybe(struct job *j, bool urgent);
+/* poll_unregister, and frees what j->watch holds. */
+void poll_release(struct job *j);
+
+/* ---- the queries, one per scheduler ---------------------------------------- */
+
+/* The poller's query (job_poll.c): rows for ids into rows; false when the
+ * API server could not be asked. */
+bool k8s_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
+/* The poller's query: one bjobs for ids; false when LSF could not be asked. */
+bool lsf_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
+/* The poller's query: one workload listing for ids; false when the API
+ * could not be asked. */
+bool runai_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
+/* Appends r to out as a line of poll.state (sacct's -P layout, reason last). */
+void poll_row_line(struct buf *out, const struct slurm_row *r);
+/* One line of `sacct -X -n -P -o JobID,State,ExitCode,Submit,Start,End,NodeList`. */
+bool slurm_parse_sacct(const char *line, struct slurm_row *r);
+/* One line of `squeue -h -t all -O` with SQUEUE_FIELDS (exit_code is a wait status). */
+#define SQUEUE_FIELDS "JobID:|,State:|,exit_code:|,SubmitTime:|,StartTime:|,EndTime:|,NodeList:"
+bool slurm_parse_squeue(const char *line, struct slurm_row *r);
+/* Whether sbatch/squeue/sacct stderr says the controller was briefly out
+ * of reach (worth retrying the same command). */
+bool slurm_transient(const char *err);
+
+#endif
