@@ -15,6 +15,7 @@
 #include "gen/base/util.h"
 #include "gen/model/model.h"
 #include "gen/toml/toml.h"
+#include "gen/toml/toml_json.h"
 #include "gen/write/gen.h"
 #include "reports/compare.h"
 #include "reports/export.h"

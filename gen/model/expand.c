@@ -9,6 +9,7 @@
 
 #include "expand.h"
 #include "gen/base/util.h"
+#include "gen/toml/toml.h"
 #include "gen/workloads/workload.h"
 
 /* One sweep dimension: a key and its list of values. */

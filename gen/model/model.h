@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gen/toml/toml.h"
+#include "gen/toml/toml_tree.h"
 
 struct arena;
 struct workload;

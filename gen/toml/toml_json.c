@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "toml.h"
+#include "toml_json.h"
 #include "gen/base/util.h"
 
 static cJSON *tagged(const struct toml_value *v);

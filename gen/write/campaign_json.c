@@ -1,5 +1,6 @@
 /* campaign_json.c: kunai.json, the resolved campaign and its runs (cJSON),
- * for provenance and for the reports. */
+ * for provenance and for the reports. It reads the model and the runs
+ * only: values the model kept as written come as JSON from model_json.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,25 +12,13 @@
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
 #include "gen/model/model.h"
-#include "gen/toml/toml.h"
-
+#include "gen/model/model_json.h"
 
 static void
 add_str(cJSON *o, const char *k, const char *v)
 {
 	if (v)
 		cJSON_AddStringToObject(o, k, v);
-}
-
-static cJSON *
-argset_json(const struct argset *s)
-{
-	cJSON *o = cJSON_CreateObject();
-	size_t i;
-
-	for (i = 0; i < s->len; i++)
-		cJSON_AddItemToObject(o, s->items[i].key, toml_value_json(s->items[i].val));
-	return o;
 }
 
 static cJSON *
@@ -67,7 +56,7 @@ system_json(const struct system *s)
 	add_str(o, "output_path", s->output_path);
 	cJSON_AddNumberToObject(o, "max_jobs", s->max_jobs);
 	cJSON_AddNumberToObject(o, "monitor_interval", s->monitor_interval);
-	cJSON_AddItemToObject(o, "global_env_vars", argset_json(&s->global_env_vars));
+	cJSON_AddItemToObject(o, "global_env_vars", model_args_json(&s->global_env_vars));
 	if (s->scheduler == SCHED_SLURM) {
 		add_str(o, "default_partition", s->default_partition);
 		add_str(o, "account", s->account);
@@ -126,15 +115,15 @@ testdef_json(const struct testdef *d)
 	add_str(o, "name", d->name);
 	add_str(o, "description", d->description);
 	add_str(o, "test_template_name", d->template_name);
-	cJSON_AddItemToObject(o, "cmd_args", argset_json(&d->cmd_args));
-	cJSON_AddItemToObject(o, "extra_cmd_args", argset_json(&d->extra_cmd_args));
-	cJSON_AddItemToObject(o, "extra_env_vars", argset_json(&d->extra_env_vars));
+	cJSON_AddItemToObject(o, "cmd_args", model_args_json(&d->cmd_args));
+	cJSON_AddItemToObject(o, "extra_cmd_args", model_args_json(&d->extra_cmd_args));
+	cJSON_AddItemToObject(o, "extra_env_vars", model_args_json(&d->extra_env_vars));
 	cJSON_AddItemToObject(o, "extra_container_mounts", strlist_json(&d->extra_container_mounts));
 	/* read by the reports only: changing one re-grades, never re-runs */
 	if (d->references)
-		cJSON_AddItemToObject(o, "references", toml_value_json(d->references));
+		cJSON_AddItemToObject(o, "references", model_value_json(d->references));
 	if (d->peers)
-		cJSON_AddItemToObject(o, "peers", toml_value_json(d->peers));
+		cJSON_AddItemToObject(o, "peers", model_value_json(d->peers));
 	return o;
 }
 
@@ -163,7 +152,7 @@ scenario_json(const struct scenario *sc)
 	}
 	/* read by the reports only, as references are */
 	if (sc->peers)
-		cJSON_AddItemToObject(o, "peers", toml_value_json(sc->peers));
+		cJSON_AddItemToObject(o, "peers", model_value_json(sc->peers));
 	return o;
 }
 
@@ -177,7 +166,7 @@ case_json(const struct test_case *tc)
 	add_str(t, "id", tc->id);
 	cJSON_AddNumberToObject(t, "iterations", tc->iterations);
 	if (tc->num_nodes)
-		cJSON_AddItemToObject(t, "num_nodes", toml_value_json(tc->num_nodes));
+		cJSON_AddItemToObject(t, "num_nodes", model_value_json(tc->num_nodes));
 	cJSON_AddItemToObject(t, "nodes", strlist_json(&tc->nodes));
 	cJSON_AddItemToObject(t, "exclude_nodes", strlist_json(&tc->exclude_nodes));
 	if (tc->time_limit >= 0)
