@@ -105,6 +105,18 @@ job_stop_due(struct job *j)
 }
 
 bool
+job_wait_over(struct job *j, enum job_wait *result)
+{
+	if (j->signo)
+		*result = JOB_WAIT_INTERRUPTED;
+	else if (!j->stopping && job_stop_due(j))
+		*result = JOB_WAIT_STOP;
+	else
+		return false;
+	return true;
+}
+
+bool
 job_pre_waits(struct job *j)
 {
 	struct buf p = {0}, rec = {0};

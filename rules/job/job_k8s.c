@@ -554,14 +554,8 @@ k8s_wait(struct job *j, bool want_start)
 	if (!poll_register(j))
 		warn("%s: %s is not watched by the build dir's poller", j->dir, j->info.job_id);
 	for (;;) {
-		if (j->signo) {
-			result = JOB_WAIT_INTERRUPTED;
+		if (job_wait_over(j, &result))
 			break;
-		}
-		if (!j->stopping && job_stop_due(j)) {
-			result = JOB_WAIT_STOP;
-			break;
-		}
 		now = job_now();
 		f = poll_lookup(j, &r, &when);
 		if (f >= 0 && when != last_when) {

@@ -205,12 +205,11 @@ single_wait(struct job *j, bool want_start)
 	int requeued = 0;
 	size_t len;
 	bool retryable;
+	enum job_wait over;
 
 	for (;;) {
-		if (j->signo)
-			return JOB_WAIT_INTERRUPTED;
-		if (!j->stopping && job_stop_due(j))
-			return JOB_WAIT_STOP;
+		if (job_wait_over(j, &over))
+			return over;
 		if (!j->info.start_time && job_read_record(j, "kunai.start", &rec)) {
 			if ((f = job_record_field(rec.data, "start", &len)))
 				j->info.start_time = job_iso(&j->arena, strtod(f, NULL));

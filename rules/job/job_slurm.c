@@ -553,14 +553,8 @@ slurm_wait(struct job *j, bool want_start)
 	if (!poll_register(j))
 		warn("%s: job %s is watched through its own records only", j->dir, j->info.job_id);
 	for (;;) {
-		if (j->signo) {
-			result = JOB_WAIT_INTERRUPTED;
+		if (job_wait_over(j, &result))
 			break;
-		}
-		if (!j->stopping && job_stop_due(j)) {
-			result = JOB_WAIT_STOP;
-			break;
-		}
 		now = job_now();
 		if (want_start && job_read_record(j, "kunai.start", &rec)) {
 			fill_start(j, rec.data);

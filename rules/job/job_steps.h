@@ -36,5 +36,10 @@ bool job_pre_waits(struct job *j);
 /* Returns whether the run's --stop-with condition holds now (checked at most
  * once a second); sets j->stopped_by. */
 bool job_stop_due(struct job *j);
+/* The check at the top of a scheduler's wait loop: a signal came
+ * (JOB_WAIT_INTERRUPTED: the caller cancels) or --stop-with holds
+ * (JOB_WAIT_STOP: the caller ends the job). Returns whether the wait ends
+ * now, with *result set. */
+bool job_wait_over(struct job *j, enum job_wait *result);
 
 #endif
