@@ -38,7 +38,7 @@
 #include "gen/base/util.h"
 
 enum {
-	POLL_MIN_MS = 2000, /* kubernetes: the system's monitor_interval instead (job.h) */
+	POLL_MIN_MS = 2000, /* kubernetes: the system's monitor_interval instead (job_state.h) */
 	URGENT_MS = 500,
 	YOUNG_S = 5, /* sacct may not list a job this young yet */
 	IDS_PER_SACCT = 8000, /* 8000 ids of up to 15 digits: under 128 KiB */
