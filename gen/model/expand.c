@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "expand.h"
+#include "model.h"
 #include "gen/base/util.h"
 #include "gen/toml/toml.h"
 #include "gen/workloads/workload.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model.h"
+#include "model_types.h"
 
 /* One resolved key/value: the text that goes on a command line. */
 struct kv {
