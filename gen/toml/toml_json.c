@@ -1,5 +1,6 @@
 /* toml_json.c: a parsed TOML tree as JSON (cJSON): toml-test's tagged form
- * for `kunai toml2json`, and plain values for the writers of kunai.json. */
+ * for `kunai toml2json`, and plain values for the model's values in kunai.json
+ * (model_json.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <limits.h>
