@@ -60,10 +60,6 @@ void slurm_release(struct job *j);
  * from sinfo): appends "a,b,c" to nodelist and sets *count; false with
  * j->info.reason set when a group has too few usable nodes. */
 bool slurm_choose_nodes(struct job *j, struct buf *nodelist, int *count);
-/* One line of `scontrol -o show job`. */
-bool slurm_parse_scontrol(const char *line, struct slurm_row *r);
-/* Whether sbatch stderr is a submit limit (retry later as a new attempt). */
-bool slurm_limit_error(const char *err);
 
 /* ---- job_k8s.c ------------------------------------------------------------ */
 
@@ -88,12 +84,6 @@ bool lsf_find_submitted(struct job *j);
 void lsf_cancel(struct job *j);
 /* bjobs of this one job: 1 with its row in r, 0 not known or not asked. */
 int lsf_ask(struct job *j, struct slurm_row *r);
-/* One line of `bjobs -noheader -o "jobid stat exit_code exec_host
- * exit_reason delimiter='|'"`, its stat as the Slurm state of the same
- * meaning (the table in job_lsf.c). */
-bool lsf_parse_bjobs(const char *line, struct slurm_row *r);
-/* Whether LSF's stderr says mbatchd was briefly out of reach. */
-bool lsf_transient(const char *err);
 
 /* ---- job_runai.c, job_runai_wait.c ---------------------------------------- */
 
@@ -108,5 +98,18 @@ bool runai_find_submitted(struct job *j);
 void runai_cancel(struct job *j);
 /* Wipes and frees the secret and the token. */
 void runai_release(struct job *j);
+
+/* ---- the backends' parsers, exposed for tests/unit/job_test.c ------------- */
+
+/* One line of `scontrol -o show job`. */
+bool slurm_parse_scontrol(const char *line, struct slurm_row *r);
+/* Whether sbatch stderr is a submit limit (retry later as a new attempt). */
+bool slurm_limit_error(const char *err);
+/* One line of `bjobs -noheader -o "jobid stat exit_code exec_host
+ * exit_reason delimiter='|'"`, its stat as the Slurm state of the same
+ * meaning (the table in job_lsf.c). */
+bool lsf_parse_bjobs(const char *line, struct slurm_row *r);
+/* Whether LSF's stderr says mbatchd was briefly out of reach. */
+bool lsf_transient(const char *err);
 
 #endif
