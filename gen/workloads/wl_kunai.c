@@ -9,7 +9,6 @@
 #include "gen/base/escape.h"
 #include "gen/base/util.h"
 #include "gen/model/run.h"
-#include "gen/model/model.h"
 
 static const char *const success[] = {"[RESULT] SUCCESS", NULL};
 static const char *const no_failure[] = {"[RESULT] FAILURE", NULL};
