@@ -73,6 +73,19 @@ struct mlp_ops {
 extern const struct mlp_ops mlp_cpu_ops; /* mlp.c */
 extern const struct mlp_ops mlp_gpu_ops; /* mlp_cuda.cu, or mlp_nocuda.c */
 
+/* The flags of train_smoke and ddp_smoke, in one struct: those both take
+ * (mlp_flags) and each one's own (train_smoke: --test-samples, --device;
+ * ddp_smoke: --max-param-spread, --timeout). */
+struct mlp_opts {
+	long samples, test_samples, dim, hidden, classes, batch, epochs, steps, seed, expect, device;
+	double lr, momentum, max_ratio, min_acc, max_spread, timeout;
+	bool force_wrong, cpu;
+};
+enum { MLP_NFLAGS = 15 };
+struct wl_flag;
+/* Writes the table of the flags both take into f[0..MLP_NFLAGS). */
+void mlp_flags(struct mlp_opts *o, struct wl_flag *f);
+
 /* A checksum of the parameters that a permutation or a one-ulp change
  * moves: sum of p[i] * (1 + (i % 7)) in double. */
 double mlp_checksum(const float *p, size_t n);
