@@ -189,21 +189,12 @@ train(struct trainer *t)
 	wl_log(t->w, "after %ld steps on %d ranks: loss %.4f (%.1f%% of the start), accuracy %.3f, parameter "
 	       "checksum %.9g (spread %.3g), %.2f s", steps, t->m->size, loss_end, 100 * loss_end / loss_start, acc,
 	       hi, spread, wl_now() - t0);
-	cJSON_AddNumberToObject(t->w->json, "steps", (double)steps);
-	cJSON_AddNumberToObject(t->w->json, "loss_start", loss_start);
-	cJSON_AddNumberToObject(t->w->json, "loss_end", isfinite(loss_end) ? loss_end : -1);
-	cJSON_AddNumberToObject(t->w->json, "accuracy", acc);
+	mlp_record(t->w, steps, loss_start, loss_end, acc);
 	cJSON_AddNumberToObject(t->w->json, "checksum_spread", spread);
 	cJSON_AddNumberToObject(t->w->json, "time_s", wl_now() - t0);
 	if (t->m->rank != 0)
 		goto out;
-	if (!isfinite(loss_end))
-		wl_fail(t->w, "the final loss is not finite (%g)", loss_end);
-	else if (!(loss_end < o->max_ratio * loss_start))
-		wl_fail(t->w, "loss did not drop enough: %.4f -> %.4f, needs < %.2f x start", loss_start, loss_end,
-		        o->max_ratio);
-	if (!(acc >= o->min_acc))
-		wl_fail(t->w, "accuracy %.3f is below %.2f", acc, o->min_acc);
+	mlp_judge(t->w, o, loss_start, loss_end, acc);
 	if (!(spread <= o->max_spread))
 		wl_fail(t->w, "parameters differ between ranks: checksums %.9g .. %.9g (spread %.3g > %g)", lo, hi,
 		        spread, o->max_spread);

@@ -34,6 +34,27 @@ mlp_flags(struct mlp_opts *o, struct wl_flag *f)
 }
 
 void
+mlp_record(struct wl *w, long steps, double loss_start, double loss_end, double acc)
+{
+	cJSON_AddNumberToObject(w->json, "steps", (double)steps);
+	cJSON_AddNumberToObject(w->json, "loss_start", loss_start);
+	cJSON_AddNumberToObject(w->json, "loss_end", isfinite(loss_end) ? loss_end : -1);
+	cJSON_AddNumberToObject(w->json, "accuracy", acc);
+}
+
+void
+mlp_judge(struct wl *w, const struct mlp_opts *o, double loss_start, double loss_end, double acc)
+{
+	if (!isfinite(loss_end))
+		wl_fail(w, "the final loss is not finite (%g)", loss_end);
+	else if (!(loss_end < o->max_ratio * loss_start))
+		wl_fail(w, "loss did not drop enough: %.4f -> %.4f, needs < %.2f x start", loss_start, loss_end,
+		        o->max_ratio);
+	if (!(acc >= o->min_acc))
+		wl_fail(w, "accuracy %.3f is below %.2f", acc, o->min_acc);
+}
+
+void
 mlp_layout(const struct mlp_shape *s, struct mlp_layout *l)
 {
 	l->w1 = 0;

@@ -86,6 +86,14 @@ struct wl_flag;
 /* Writes the table of the flags both take into f[0..MLP_NFLAGS). */
 void mlp_flags(struct mlp_opts *o, struct wl_flag *f);
 
+struct wl;
+/* The result both record: "steps", "loss_start", "loss_end" (-1 when not
+ * finite) and "accuracy" into w's JSON. */
+void mlp_record(struct wl *w, long steps, double loss_start, double loss_end, double acc);
+/* Both verdicts: the final loss finite and below --max-loss-ratio times the
+ * start, the accuracy at least --min-accuracy; records each failure. */
+void mlp_judge(struct wl *w, const struct mlp_opts *o, double loss_start, double loss_end, double acc);
+
 /* A checksum of the parameters that a permutation or a one-ulp change
  * moves: sum of p[i] * (1 + (i % 7)) in double. */
 double mlp_checksum(const float *p, size_t n);

@@ -121,19 +121,10 @@ train(struct wl *w, const struct mlp_opts *o, const struct mlp_ops *ops, const s
 	acc = (double)acc_n / (double)o->test_samples;
 	wl_log(w, "after %ld steps: loss %.4f (%.1f%% of the start), train accuracy %.3f, held-out accuracy %.3f, "
 	       "%.2f s", steps, loss_end, 100 * loss_end / loss_start, train_acc, acc, wl_now() - t0);
-	cJSON_AddNumberToObject(w->json, "steps", (double)steps);
-	cJSON_AddNumberToObject(w->json, "loss_start", loss_start);
-	cJSON_AddNumberToObject(w->json, "loss_end", isfinite(loss_end) ? loss_end : -1);
-	cJSON_AddNumberToObject(w->json, "accuracy", train_acc);
+	mlp_record(w, steps, loss_start, loss_end, train_acc);
 	cJSON_AddNumberToObject(w->json, "test_accuracy", acc);
 	cJSON_AddNumberToObject(w->json, "time_s", wl_now() - t0);
-	if (!isfinite(loss_end))
-		wl_fail(w, "the final loss is not finite (%g)", loss_end);
-	else if (!(loss_end < o->max_ratio * loss_start))
-		wl_fail(w, "loss did not drop enough: %.4f -> %.4f, needs < %.2f x start", loss_start, loss_end,
-		        o->max_ratio);
-	if (!(train_acc >= o->min_acc))
-		wl_fail(w, "accuracy %.3f is below %.2f", train_acc, o->min_acc);
+	mlp_judge(w, o, loss_start, loss_end, train_acc);
 out:
 	if (m)
 		ops->destroy(m);
