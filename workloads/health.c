@@ -282,7 +282,7 @@ main(int argc, char **argv)
 	struct opts o = {-1, "nvidia-smi", false, false};
 	const struct wl_flag flags[] = {
 		{.l = "--expect-gpus", .kind = WL_LONG, .dst = &o.expect, .lo = 0, .hi = MAX_GPUS,
-		 .need = "needs an integer from 0 to 64"},
+		 .need = "needs an integer from 0 to 64"}, /* MAX_GPUS */
 		{.l = "--nvidia-smi", .kind = WL_STRING, .dst = &o.smi, .lo = 1, .need = "needs a path"},
 		{.l = "--no-dmesg", .kind = WL_SET, .dst = &o.no_dmesg},
 		{.l = "--force-wrong", .kind = WL_SET, .dst = &o.force_wrong},
@@ -292,11 +292,11 @@ main(int argc, char **argv)
 	char why[512];
 	cJSON *arr, *metrics;
 	long x;
-	int i, n;
+	int i, n, rc;
 
 	wl_init(&w, "health", "[HEALTH]");
-	if ((i = wl_parse(&w, argc, argv, flags, sizeof(flags) / sizeof(flags[0]), usage)))
-		return i < 0 ? 0 : i; /* --help, or a usage error */
+	if ((rc = wl_parse(&w, argc, argv, flags, sizeof(flags) / sizeof(flags[0]), usage)))
+		return rc < 0 ? 0 : rc; /* --help, or a usage error */
 	n = query_gpus(&o, g, why, sizeof(why));
 	if (n <= 0) {
 		if (o.expect > 0)

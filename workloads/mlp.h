@@ -1,6 +1,7 @@
 /* mlp.h: the training smoke tests' model and data, shared by train_smoke and
  * ddp_smoke and by their CPU (mlp.c) and CUDA (mlp_cuda.cu) backends, so both
- * paths do the same maths on the same data.
+ * paths do the same maths on the same data; and what the two programs share
+ * around it: their flags, the result they record and its verdict.
  *
  * Data: x ~ N(0, 1) in `dim` features, label = argmax(x . W*) over `classes`
  * for a hidden W* drawn from the same seed: linearly separable, as in the

@@ -1,8 +1,9 @@
 /* wl.h: what every kunai workload program shares: the result convention
  * (a human log with a [TAG] prefix, one JSON line, and a last line
  * `[RESULT] SUCCESS` / `[RESULT] FAILURE: why` / `[RESULT] SKIPPED: why`
- * with exit status 0 / 1 / 0), flag parsing, a clock, a seeded RNG, and
- * nccl-tests' row format for the collective benchmarks. */
+ * with exit status 0 / 1 / 0), its flags as one table (wl_parse: --help,
+ * the usage errors), a clock, a seeded RNG, and nccl-tests' row format for
+ * the collective benchmarks. */
 #ifndef KUNAI_WL_H
 #define KUNAI_WL_H
 
