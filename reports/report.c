@@ -14,14 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "reports/report.h"
 #include "gen/base/escape.h"
-#include "reports/campaign.h"
-#include "reports/compare.h"
-#include "reports/fleet.h"
-#include "reports/format.h"
+#include "reports/results/campaign.h"
+#include "reports/history/compare.h"
+#include "reports/fleet/fleet.h"
+#include "reports/results/format.h"
 #include "reports/report_stamp.h"
-#include "reports/html/html.h"
+#include "reports/write/html/html.h"
 #include "gen/base/beneath.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "reports/campaign.h"
+#include "reports/report.h"
+#include "reports/results/campaign.h"
 #include "reports/report_stamp.h"
 #include "gen/base/util.h"
 

@@ -12,7 +12,7 @@ setup() {
 	mkdir -p "$TREE"
 	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/reports" "$SRC/conf" "$SRC/workloads" \
 		"$SRC/kunai.1" "$SRC/README.md" "$SRC/doc" "$TREE/"
-	rm -f "$TREE"/gen/*/*.o "$TREE"/rules/job/*.o "$TREE"/reports/*.o "$TREE"/workloads/*.o
+	rm -f "$TREE"/gen/*/*.o "$TREE"/rules/job/*.o "$TREE"/reports/*.o "$TREE"/reports/*/*.o "$TREE"/reports/*/*/*.o "$TREE"/workloads/*.o
 	cd "$TREE"
 }
 
@@ -149,7 +149,7 @@ setup() {
 	./configure >/dev/null
 	make >/dev/null
 	make clean >/dev/null
-	[ ! -e kunai ] && [ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o 2>/dev/null)" ]
+	[ ! -e kunai ] && [ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o reports/*/*.o reports/*/*/*.o 2>/dev/null)" ]
 	[ ! -e workloads/gemm ] && [ -z "$(ls workloads/*.o 2>/dev/null)" ]
 	[ -f Makefile ]
 	make distclean >/dev/null

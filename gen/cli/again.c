@@ -21,7 +21,7 @@
 #include "gen/base/escape.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/util.h"
-#include "reports/fleet.h"
+#include "reports/fleet/fleet.h"
 #include "reports/report.h"
 
 static const char script_name[] = "cloudai_sbatch_script.sh";

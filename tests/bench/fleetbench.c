@@ -11,9 +11,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "reports/fleet.h"
-#include "reports/fleet_json.h"
-#include "reports/html/html.h"
+#include "reports/fleet/fleet.h"
+#include "reports/fleet/json.h"
+#include "reports/write/html/html.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 

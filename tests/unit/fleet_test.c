@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "tap.h"
-#include "reports/fleet.h"
-#include "reports/fleet_json.h"
+#include "reports/fleet/fleet.h"
+#include "reports/fleet/json.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reports/format.h"
+#include "reports/results/format.h"
 #include "reports/report.h"
 #include "reports/grade/grade.h"
 #include "tap.h"

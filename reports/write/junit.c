@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "reports/campaign.h"
-#include "reports/fleet.h"
+#include "reports/report.h"
+#include "reports/results/campaign.h"
+#include "reports/fleet/fleet.h"
 #include "gen/base/util.h"
 
 enum { TAIL_LINES = 50, TAIL_BYTES = 64 * 1024 };

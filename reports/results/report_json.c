@@ -12,9 +12,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "report.h"
-#include "reports/campaign.h"
-#include "reports/fleet_json.h"
+#include "reports/report.h"
+#include "reports/results/campaign.h"
+#include "reports/fleet/json.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"

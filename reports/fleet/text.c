@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
 
-#include "reports/fleet.h"
+#include "reports/fleet/fleet.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 

@@ -21,9 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "export_priv.h"
-#include "report.h"
+#include "reports/history/export.h"
+#include "reports/history/export_priv.h"
+#include "reports/report.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
 

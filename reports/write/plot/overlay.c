@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/format.h"
-#include "reports/plot/plot.h"
+#include "reports/results/format.h"
+#include "reports/write/plot/plot.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 

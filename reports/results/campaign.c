@@ -2,8 +2,8 @@
  * runs (DESIGN 18), so that every view says the same thing. */
 #include <stdlib.h>
 
-#include "campaign.h"
-#include "report.h"
+#include "reports/results/campaign.h"
+#include "reports/report.h"
 #include "gen/base/util.h"
 
 static const char *const names[] = {"passed", "incomplete", "suspect", "failed"};

@@ -1,6 +1,6 @@
 /* plot.c: `kunai plot KIND DIR/report.json OUT.svg`, the command of the
  * plot edges: the run's values as a gnuplot data block, then
- * reports/plot/common.gp and KIND.gp, on gnuplot's standard input. The SVG
+ * reports/write/plot/common.gp and KIND.gp, on gnuplot's standard input. The SVG
  * goes through OUT.tmp and replaces OUT only when its bytes changed. With
  * no gnuplot the SVG says so, and the build goes on. */
 #define _POSIX_C_SOURCE 200809L
@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "reports/format.h"
-#include "reports/plot/plot.h"
+#include "reports/results/format.h"
+#include "reports/write/plot/plot.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 
@@ -241,14 +241,14 @@ plot_gnuplot(const char *script, size_t len)
 	return true;
 }
 
-/* Appends the text of reports/plot/NAME.gp. Returns false after reporting. */
+/* Appends the text of reports/write/plot/NAME.gp. Returns false after reporting. */
 bool
 plot_script(const char *name, struct buf *out)
 {
 	struct buf dd = {0}, path = {0};
 	bool ok;
 
-	buf_printf(&path, "%s/reports/plot/%s.gp", kunai_datadir(&dd), name);
+	buf_printf(&path, "%s/reports/write/plot/%s.gp", kunai_datadir(&dd), name);
 	ok = read_file(path.data, out);
 	buf_free(&dd);
 	buf_free(&path);

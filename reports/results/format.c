@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "reports/format.h"
+#include "reports/results/format.h"
 #include "gen/base/util.h"
 
 /* Integral and exactly representable: printed with %.0f it is exact. */

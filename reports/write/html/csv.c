@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "gen/base/escape.h"
-#include "reports/format.h"
-#include "reports/html/html.h"
+#include "reports/results/format.h"
+#include "reports/write/html/html.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 

@@ -1,4 +1,4 @@
-/* plot.h: gnuplot plots of the reports (reports/plot/KIND.gp). */
+/* plot.h: gnuplot plots of the reports (reports/write/plot/KIND.gp). */
 #ifndef KUNAI_PLOT_H
 #define KUNAI_PLOT_H
 
@@ -17,7 +17,7 @@ bool plot_have_gnuplot(void);
 void plot_placeholder(struct buf *svg, const char *msg);
 /* Runs gnuplot on script. Returns false after reporting. */
 bool plot_gnuplot(const char *script, size_t len);
-/* Appends reports/plot/NAME.gp from the data dir. Returns false after reporting. */
+/* Appends reports/write/plot/NAME.gp from the data dir. Returns false after reporting. */
 bool plot_script(const char *name, struct buf *out);
 /* Renders script (whose output is tmp) into out, replacing it only when
  * the bytes differ; empty (or no gnuplot): a placeholder with the reason.

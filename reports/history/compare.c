@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 
 #include "gen/base/escape.h"
-#include "reports/compare.h"
-#include "reports/format.h"
-#include "reports/export.h"
+#include "reports/history/compare.h"
+#include "reports/results/format.h"
+#include "reports/history/export.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 

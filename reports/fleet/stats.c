@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/fleet.h"
-#include "reports/fleet_priv.h"
+#include "reports/fleet/fleet.h"
+#include "reports/fleet/priv.h"
 #include "reports/report.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/util.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "reports/report.h"
 #include "reports/grade/grade.h"
 #include "gen/base/beneath.h"
 #include "gen/base/util.h"

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "export_priv.h"
+#include "reports/history/export.h"
+#include "reports/history/export_priv.h"
 #include "gen/base/util.h"
 
 extern char **environ;

@@ -9,8 +9,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "reports/fleet.h"
-#include "reports/fleet_json.h"
+#include "reports/fleet/fleet.h"
+#include "reports/fleet/json.h"
 #include "reports/report.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "reports/campaign.h"
+#include "reports/report.h"
+#include "reports/results/campaign.h"
 #include "gen/base/escape.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/lock.h"

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "report.h"
-#include "reports/fleet_json.h"
+#include "reports/report.h"
+#include "reports/fleet/json.h"
 #include "gen/base/util.h"
 #include "gen/toml/toml.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/campaign.h"
-#include "reports/fleet.h"
-#include "reports/html/html.h"
+#include "reports/results/campaign.h"
+#include "reports/fleet/fleet.h"
+#include "reports/write/html/html.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 

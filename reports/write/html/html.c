@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reports/campaign.h"
-#include "reports/format.h"
-#include "reports/html/html.h"
+#include "reports/results/campaign.h"
+#include "reports/results/format.h"
+#include "reports/write/html/html.h"
 #include "reports/report.h"
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"
