@@ -14,7 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/grade/grade.h"
 #include "reports/results/campaign.h"
 #include "reports/report_stamp.h"
 #include "gen/base/util.h"

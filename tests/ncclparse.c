@@ -5,7 +5,7 @@
  * result, 2 on usage or I/O errors. */
 #include <stdio.h>
 
-#include "reports/report.h"
+#include "reports/grade/parse.h"
 #include "gen/base/util.h"
 
 int

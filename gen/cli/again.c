@@ -22,7 +22,9 @@
 #include "gen/base/hostlist.h"
 #include "gen/base/util.h"
 #include "reports/fleet/fleet.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/write/summary.h"
+#include "reports/grade/grade.h"
 
 static const char script_name[] = "cloudai_sbatch_script.sh";
 

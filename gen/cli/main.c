@@ -18,6 +18,8 @@
 #include "gen/write/gen.h"
 #include "reports/history/compare.h"
 #include "reports/history/export.h"
+#include "reports/grade/grade.h"
+#include "reports/history/status.h"
 #include "reports/report.h"
 #include "reports/write/plot/plot.h"
 #include "rules/job/job.h"

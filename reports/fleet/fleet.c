@@ -13,7 +13,7 @@
 
 #include "reports/fleet/fleet.h"
 #include "reports/fleet/priv.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
 #include "gen/base/util.h"
 
 enum { MAX_WHY = 8 };

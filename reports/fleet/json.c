@@ -11,7 +11,7 @@
 
 #include "reports/fleet/fleet.h"
 #include "reports/fleet/json.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "reports/fleet/fleet.h"
-#include "reports/report.h"
+#include "reports/results/format.h"
 #include "gen/base/util.h"
 
 enum { LINE_NODES = 10, LINE_WHY = 3 };

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/report.h"
+#include "reports/grade/parse.h"
 #include "gen/base/util.h"
 
 /* Where rows and ranks go when the caller wants them (NULL: nowhere). */

@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reports/report.h"
+#include "reports/results/plan.h"
+#include "reports/results/report_json.h"
 #include "reports/grade/grade.h"
 #include "gen/base/beneath.h"
 #include "gen/base/util.h"

@@ -15,7 +15,8 @@
 #include "reports/history/compare.h"
 #include "reports/results/format.h"
 #include "reports/history/export.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/write/summary.h"
 #include "gen/base/util.h"
 
 struct kv {

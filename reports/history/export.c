@@ -23,7 +23,8 @@
 
 #include "reports/history/export.h"
 #include "reports/history/export_priv.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/results/plan.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
 

@@ -16,7 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/history/status.h"
+#include "reports/results/plan.h"
+#include "reports/results/report_json.h"
+#include "reports/results/summary.h"
+#include "reports/write/summary.h"
+#include "reports/grade/grade.h"
 #include "reports/results/campaign.h"
 #include "gen/base/escape.h"
 #include "gen/base/hostlist.h"

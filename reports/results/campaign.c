@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "reports/results/campaign.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
 #include "gen/base/util.h"
 
 static const char *const names[] = {"passed", "incomplete", "suspect", "failed"};

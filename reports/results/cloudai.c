@@ -11,7 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/results/cloudai.h"
 #include "reports/fleet/json.h"
 #include "gen/base/util.h"
 #include "gen/toml/toml.h"

@@ -1,8 +1,12 @@
-/* format.h: numbers as the reports show them, in one place: integers
- * exactly (4294967296, never 4.2949673e+09), sizes in binary units, counts
- * bare, ratios as percentages, sub-second times with their hundredths. */
+/* results/format.h: numbers and text as the reports show them, in one
+ * place: integers exactly (4294967296, never 4.2949673e+09), sizes in
+ * binary units, counts bare, ratios as percentages, sub-second times with
+ * their hundredths; text escaped for XML, and the tail of a run's log. */
 #ifndef KUNAI_FORMAT_H
 #define KUNAI_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 struct buf;
 
@@ -26,5 +30,13 @@ void fmt_percent(struct buf *b, double frac);
  * bare, a ratio as a percentage, seconds by fmt_seconds, anything else as
  * fmt_num and the unit ("470 GB/s"). unit may be NULL. */
 void fmt_value(struct buf *b, double v, const char *unit);
+/* Appends s escaped for XML text (attr false) or a "..." attribute value:
+ * markup characters as entities, control characters other than tab and
+ * newline dropped (those two as character references in attributes), and
+ * bytes that are not UTF-8 as U+FFFD, so that any input gives valid XML. */
+void xml_escape(struct buf *out, const char *s, size_t len, bool attr);
+/* Appends the last n lines of the file at path (at most max bytes of them);
+ * appends nothing when it cannot be read. */
+void tail_lines(const char *path, size_t n, size_t max, struct buf *out);
 
 #endif

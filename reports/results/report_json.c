@@ -12,7 +12,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/results/report_json.h"
+#include "reports/results/plan.h"
+#include "reports/write/summary.h"
 #include "reports/results/campaign.h"
 #include "reports/fleet/json.h"
 #include "gen/base/hostlist.h"

@@ -14,7 +14,7 @@
 #include "reports/fleet/fleet.h"
 #include "reports/fleet/json.h"
 #include "reports/write/html/html.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
 #include "gen/base/util.h"
 
 static double

@@ -10,7 +10,7 @@
 #include "tap.h"
 #include "reports/fleet/fleet.h"
 #include "reports/fleet/json.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
 #include "gen/base/util.h"
 
 static bool

@@ -15,7 +15,7 @@
 #include "gen/base/escape.h"
 #include "reports/results/format.h"
 #include "reports/write/html/html.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
 #include "gen/base/util.h"
 
 /* One file: a workload's values of one shape (whole run, per GPU, per

@@ -11,7 +11,8 @@
 #include "reports/results/campaign.h"
 #include "reports/fleet/fleet.h"
 #include "reports/write/html/html.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/results/format.h"
 #include "gen/base/util.h"
 
 enum { GPU_ROWS = 64 };

@@ -13,7 +13,9 @@
 #include "reports/results/campaign.h"
 #include "reports/results/format.h"
 #include "reports/write/html/html.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/results/report_json.h"
+#include "reports/results/summary.h"
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"
 

@@ -1,4 +1,4 @@
-/* plot/overlay.c: `kunai plot KIND --test ID OUT.svg`, the command of a
+/* write/plot/overlay.c: `kunai plot KIND --test ID OUT.svg`, the command of a
  * test's overlay edge: every run of test ID on one plot, so that one node's
  * curve is seen against its peers' on the same axes: bus bandwidth (or
  * another series) against message size, loss per epoch, or the GEMM rate
@@ -12,8 +12,12 @@
 #include <string.h>
 
 #include "reports/results/format.h"
-#include "reports/write/plot/plot.h"
-#include "reports/report.h"
+#include "reports/write/plot/gnuplot.h"
+#include "reports/write/plot/overlay.h"
+#include "reports/results/results.h"
+#include "reports/results/plan.h"
+#include "reports/results/report_json.h"
+#include "reports/write/summary.h"
 #include "gen/base/util.h"
 
 enum { NAMED_MAX = 12, LABEL_MAX = 40 };
