@@ -1,7 +1,7 @@
-/* fleet_json.c: the JSON side of the fleet verdict: [peers] as kunai.json
- * holds it (the scenario's, then each test's over it), and the verdict in
+/* fleet/json.c: the JSON side of the fleet verdict: the verdict in
  * summary.json ("verdict", "drain", "healthy", "inconclusive", ...), and
- * again.json, a flagged run measured again beside a peer. */
+ * again.json, a flagged run measured again beside a peer. ([peers] as
+ * kunai.json holds it is read with the plan, results/plan.c.) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -14,54 +14,6 @@
 #include "reports/results/results.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
-
-void
-fleet_peers_default(struct plan_peers *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->enabled = true;
-	p->tolerance = 0.10;
-	p->mad_k = 3;
-	p->min_peers = 4;
-}
-
-static const char **
-names(struct arena *a, const cJSON *v)
-{
-	const char **r = arena_alloc(a, ((size_t)cJSON_GetArraySize(v) + 1) * sizeof(*r));
-	const cJSON *e;
-	size_t n = 0;
-
-	cJSON_ArrayForEach(e, v)
-		if (cJSON_IsString(e))
-			r[n++] = arena_strdup(a, e->valuestring);
-	r[n] = NULL;
-	return r;
-}
-
-void
-fleet_peers_load(struct arena *a, const struct cJSON *o, struct plan_peers *p)
-{
-	const cJSON *v;
-
-	if (!cJSON_IsObject(o))
-		return;
-	/* gen validated the table: a key of the wrong type is a hand edit */
-	if (cJSON_IsBool(v = json_item(o, "enabled")))
-		p->enabled = cJSON_IsTrue(v);
-	if (cJSON_IsNumber(v = json_item(o, "tolerance")))
-		p->tolerance = v->valuedouble;
-	if (cJSON_IsNumber(v = json_item(o, "mad_k")))
-		p->mad_k = v->valuedouble;
-	if (cJSON_IsNumber(v = json_item(o, "min_peers")) && v->valuedouble >= 2 && v->valuedouble < 1e9)
-		p->min_peers = (int)v->valuedouble;
-	if (cJSON_IsArray(v = json_item(o, "metrics")))
-		p->metrics = names(a, v);
-	if (cJSON_IsArray(v = json_item(o, "higher_is_better")))
-		p->higher = names(a, v);
-	if (cJSON_IsArray(v = json_item(o, "lower_is_better")))
-		p->lower = names(a, v);
-}
 
 static cJSON *
 strings(const char *const *v, size_t n)

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "reports/results/results.h"
+#include "reports/results/plan.h"
 #include "reports/results/cloudai.h"
-#include "reports/fleet/json.h"
 #include "gen/base/util.h"
 #include "gen/toml/toml.h"
 

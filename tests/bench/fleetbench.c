@@ -15,6 +15,7 @@
 #include "reports/fleet/json.h"
 #include "reports/write/html/html.h"
 #include "reports/results/results.h"
+#include "reports/results/plan.h"
 #include "gen/base/util.h"
 
 static double

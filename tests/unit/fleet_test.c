@@ -11,6 +11,7 @@
 #include "reports/fleet/fleet.h"
 #include "reports/fleet/json.h"
 #include "reports/results/results.h"
+#include "reports/results/plan.h"
 #include "gen/base/util.h"
 
 static bool
