@@ -1,4 +1,4 @@
-/* fleet.c: the fleet verdict (DESIGN 15, fleet.h): every value compared
+/* fleet/fleet.c: the fleet verdict (DESIGN 15, fleet.h): every value compared
  * with its peers (median and median absolute deviation per test, metric
  * and GPU model), the outliers made suspect, and per node: drain (an
  * outlier, a value outside its reference, a single-node run that failed

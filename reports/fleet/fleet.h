@@ -1,4 +1,4 @@
-/* fleet.h: the fleet verdict (DESIGN 15): which nodes and GPUs to drain
+/* fleet/fleet.h: the fleet verdict (DESIGN 15): which nodes and GPUs to drain
  * and why, from references where a test has them and from peers where it
  * does not. A value is compared with the same metric of the same test
  * (same test definition, same arguments, same number of nodes, same GPU

@@ -1,4 +1,4 @@
-/* fleet_priv.h: what fleet.c and fleet_stats.c share. Not for other files. */
+/* fleet/priv.h: what fleet.c and stats.c share. Not for other files. */
 #ifndef KUNAI_FLEET_PRIV_H
 #define KUNAI_FLEET_PRIV_H
 

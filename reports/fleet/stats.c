@@ -1,4 +1,4 @@
-/* fleet_stats.c: the statistics of the peer comparison (fleet.h): median,
+/* fleet/stats.c: the statistics of the peer comparison (fleet.h): median,
  * median absolute deviation, the outlier test, which way is better for a
  * metric, and which runs are peers (a test's signature). */
 #define _POSIX_C_SOURCE 200809L

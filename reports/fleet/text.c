@@ -1,4 +1,4 @@
-/* fleet_text.c: the fleet verdict as text: the one line (terminal,
+/* fleet/text.c: the fleet verdict as text: the one line (terminal,
  * summary.json), its section of summary.md, and JUnit's failure per
  * drained node. */
 #define _POSIX_C_SOURCE 200809L

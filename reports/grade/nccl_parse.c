@@ -1,4 +1,4 @@
-/* grade_nccl.c: reads nccl-tests' text output (see ../shared/WORKLOADS.md
+/* grade/nccl_parse.c: reads nccl-tests' text output (see ../shared/WORKLOADS.md
  * 1.1). Columns moved between versions (no root column before 2.13, "error"
  * instead of "#wrong", extra -I/-S columns), so the column header line says
  * where busbw and #wrong are; without one, the current 13-column layout is

@@ -1,4 +1,4 @@
-/* grade.c: `kunai grade DIR/report.json`: turns what the runner left in a
+/* grade/run.c: `kunai grade DIR/report.json`: turns what the runner left in a
  * run dir (job.json, stdout.txt) into the graded report.json: the outcome
  * class, its reason and the workload's metrics. It never runs or submits
  * anything, and a failed run is a result, not an error: the exit status is

@@ -1,4 +1,4 @@
-/* compare.c: `kunai compare OLD NEW` and the history of `kunai report
+/* history/compare.c: `kunai compare OLD NEW` and the history of `kunai report
  * --history DIR...`: a campaign's values side by side with an earlier
  * one's, or with the spread of several earlier ones. A value is keyed by
  * test id, sweep step, metric, node and GPU, averaged over iterations;

@@ -1,4 +1,4 @@
-/* compare.h: results against earlier results. */
+/* history/compare.h: results against earlier results. */
 #ifndef KUNAI_COMPARE_H
 #define KUNAI_COMPARE_H
 

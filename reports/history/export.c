@@ -1,4 +1,4 @@
-/* export.c: `kunai export BUILD_DIR -o FILE.tar.gz` (export_open.c is the
+/* history/export.c: `kunai export BUILD_DIR -o FILE.tar.gz` (export_open.c is the
  * way back in for the commands that read results).
  *
  * The archive is ustar written here and compressed by gzip(1) (Debian's

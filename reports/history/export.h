@@ -1,4 +1,4 @@
-/* export.h: `kunai export` archives (gzip'd ustar, paths relative to the
+/* history/export.h: `kunai export` archives (gzip'd ustar, paths relative to the
  * build dir) and the safe way back in, for every command that reads a
  * build dir's results (report --history and compare take an archive
  * wherever they take a build dir). */

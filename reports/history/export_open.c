@@ -1,4 +1,4 @@
-/* export_open.c: export_open(), the safe way back into an archive of
+/* history/export_open.c: export_open(), the safe way back into an archive of
  * `kunai export` for the commands that read results (every entry checked
  * before a byte of it reaches the disk), and the gzip plumbing both
  * directions share. */

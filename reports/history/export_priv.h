@@ -1,4 +1,4 @@
-/* export_priv.h: what export.c (writing) and export_open.c (reading)
+/* history/export_priv.h: what export.c (writing) and export_open.c (reading)
  * share: the tar block size and gzip(1) as a child process. */
 #ifndef KUNAI_EXPORT_PRIV_H
 #define KUNAI_EXPORT_PRIV_H

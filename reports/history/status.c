@@ -1,4 +1,4 @@
-/* status.c: `kunai status BUILD_DIR`: one line per run with its outcome, or
+/* history/status.c: `kunai status BUILD_DIR`: one line per run with its outcome, or
  * for a run still under way its live state. What is still pending or
  * running per job.json is asked of the scheduler once, batched (one squeue
  * for every Slurm job; kill(pid, 0) and /proc for standalone processes), and

@@ -1,4 +1,4 @@
-/* campaign.c: the campaign's one status and the worst-first order of its
+/* results/campaign.c: the campaign's one status and the worst-first order of its
  * runs (DESIGN 18), so that every view says the same thing. */
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* campaign.h: the one status of a campaign (DESIGN 18) that the terminal,
+/* results/campaign.h: the one status of a campaign (DESIGN 18) that the terminal,
  * summary.json, JUnit, the HTML report and `kunai status` all show, and the
  * order they list runs in: the worst first. */
 #ifndef KUNAI_CAMPAIGN_H

@@ -1,4 +1,4 @@
-/* cloudai_results.c: a results dir that CloudAI wrote, read as the plan
+/* results/cloudai.c: a results dir that CloudAI wrote, read as the plan
  * that kunai.json would give (report.h, cloudai_results_plan). CloudAI's
  * layout is kunai's: <id>/<iteration>[/<step>]/, each with its
  * test-run.toml (the TestRun: name, current_iteration, step, and the test

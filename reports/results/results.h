@@ -37,7 +37,7 @@ struct plan_ref {
 };
 
 /* [peers] of a test as it applies (DESIGN 15): the test's keys, else the
- * scenario's, else the defaults (fleet_json.c). */
+ * scenario's, else the defaults (results/plan.c). */
 struct plan_peers {
 	bool enabled;
 	double tolerance, mad_k;
@@ -140,7 +140,7 @@ struct summary {
 	size_t counts[OUTCOME_COUNT];
 	struct run_report *runs;
 	size_t n_runs;
-	struct fleet *fleet;  /* the verdict (reports/fleet.h); NULL: none computed */
+	struct fleet *fleet;  /* the verdict (fleet/fleet.h); NULL: none computed */
 	const char *verdict;  /* its line, as summary.json holds it; NULL: none */
 	size_t n_drain;       /* nodes to drain */
 	const char *root;     /* the build dir, where the verdict finds again.json; NULL: none */

@@ -1,4 +1,4 @@
-/* report_junit.c: report/junit.xml, for CI systems (Jenkins, GitLab, GitHub
+/* write/junit.c: report/junit.xml, for CI systems (Jenkins, GitLab, GitHub
  * actions) that read JUnit: one <testsuite> per test id, one <testcase> per
  * run. Run output is arbitrary bytes, so everything that reaches the file
  * goes through xml_escape and the result is well-formed whatever the runs

@@ -1,4 +1,4 @@
-/* fleetbench: the cost of the fleet verdict alone (reports/fleet.c and the
+/* fleetbench: the cost of the fleet verdict alone (reports/fleet/fleet.c and the
  * index page's fleet views), in memory, without the files around it.
  *     fleetbench [RUNS [NODES]]   (default 10000 runs over 2000 nodes)
  * Every run is one node's NcclTest (max_busbw, avg_busbw and 3 values

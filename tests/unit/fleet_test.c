@@ -1,4 +1,4 @@
-/* fleet_test.c: the peer statistics and verdict of reports/fleet.c:
+/* fleet_test.c: the peer statistics and verdict of reports/fleet/fleet.c:
  * median, MAD, the outlier test in both directions, metric directions,
  * and fleet_grade on a campaign built in memory. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* csv.c: report/csv/WORKLOAD[_SHAPE].csv, for spreadsheets: one file per
+/* write/html/csv.c: report/csv/WORKLOAD[_SHAPE].csv, for spreadsheets: one file per
  * workload and shape of value (whole run, per_gpu, per_size, epoch, pair),
  * one row per run and node (and GPU, size or epoch), one column per metric
  * with its unit. Text fields go through csv_field (RFC 4180 quoting, a

@@ -1,4 +1,4 @@
-/* html/fleet.c: the top of report/index.html (DESIGN 15): the verdict and
+/* write/html/fleet.c: the top of report/index.html (DESIGN 15): the verdict and
  * drain list, the multi-node runs tied to their nodes, a nodes x tests
  * matrix (each test's key value as a percentage of its peers' median,
  * colour-graded, worst row first, linking to the run pages) and a GPUs x

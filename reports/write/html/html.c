@@ -1,4 +1,4 @@
-/* html.c: report/index.html and report/runs/STEM.html: static pages, no
+/* write/html/html.c: report/index.html and report/runs/STEM.html: static pages, no
  * script, no network. Every byte of a test name, a reason or a run's
  * output goes through xml_escape (which also turns bytes that are not
  * UTF-8 into U+FFFD); hrefs are the run stems, made of safe bytes only. */

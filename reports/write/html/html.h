@@ -1,4 +1,4 @@
-/* html.h: the static HTML report and the CSV files. */
+/* write/html/html.h: the static HTML report and the CSV files. */
 #ifndef KUNAI_HTML_H
 #define KUNAI_HTML_H
 

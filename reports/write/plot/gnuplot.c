@@ -1,4 +1,4 @@
-/* gnuplot.c: the seam to gnuplot that every plot of the reports goes
+/* write/plot/gnuplot.c: the seam to gnuplot that every plot of the reports goes
  * through (see plot.h): its scripts in the data dir
  * (reports/write/plot/NAME.gp), quoting for them, running it on a script,
  * and an SVG that says why there is no plot when it is not installed. */

@@ -1,4 +1,4 @@
-/* gnuplot.h: the seam to gnuplot (gnuplot.c) that plot.c and overlay.c
+/* write/plot/gnuplot.h: the seam to gnuplot (gnuplot.c) that plot.c and overlay.c
  * draw through. */
 #ifndef KUNAI_GNUPLOT_H
 #define KUNAI_GNUPLOT_H

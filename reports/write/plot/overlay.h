@@ -1,4 +1,4 @@
-/* overlay.h: one plot per test, every run on it (overlay.c). */
+/* write/plot/overlay.h: one plot per test, every run on it (overlay.c). */
 #ifndef KUNAI_OVERLAY_H
 #define KUNAI_OVERLAY_H
 

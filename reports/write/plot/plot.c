@@ -1,4 +1,4 @@
-/* plot.c: `kunai plot KIND DIR/report.json OUT.svg`, the command of the
+/* write/plot/plot.c: `kunai plot KIND DIR/report.json OUT.svg`, the command of the
  * plot edges: the run's values as a gnuplot data block, then
  * reports/write/plot/common.gp and KIND.gp, on gnuplot's standard input. The SVG
  * goes through OUT.tmp and replaces OUT only when its bytes changed. With

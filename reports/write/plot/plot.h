@@ -1,4 +1,4 @@
-/* plot.h: `kunai plot` (plot.c): one run's values drawn by gnuplot
+/* write/plot/plot.h: `kunai plot` (plot.c): one run's values drawn by gnuplot
  * (reports/write/plot/KIND.gp), or with --test every run of a test
  * (overlay.h); gnuplot itself is behind gnuplot.h. */
 #ifndef KUNAI_PLOT_H
