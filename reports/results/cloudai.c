@@ -1,5 +1,5 @@
 /* results/cloudai.c: a results dir that CloudAI wrote, read as the plan
- * that kunai.json would give (report.h, cloudai_results_plan). CloudAI's
+ * that kunai.json would give (cloudai.h, cloudai_results_plan). CloudAI's
  * layout is kunai's: <id>/<iteration>[/<step>]/, each with its
  * test-run.toml (the TestRun: name, current_iteration, step, and the test
  * definition with test_template_name and cmd_args) beside stdout.txt and
