@@ -21,6 +21,7 @@
 #include "reports/results/summary.h"
 #include "reports/write/summary.h"
 #include "reports/write/junit.h"
+#include "reports/write/markdown.h"
 #include "reports/grade/grade.h"
 #include "reports/report.h"
 #include "gen/base/escape.h"
@@ -178,41 +179,6 @@ compact(struct arena *a, struct strtab *t, const struct plan_run *pr, const stru
 			c->ref = f;
 		}
 	}
-}
-
-/* The campaign's status first, then the verdict, then the runs, the worst
- * first (DESIGN 18). */
-static void
-markdown(const struct summary *s, struct buf *out)
-{
-	size_t *order = campaign_order(s), i;
-
-	buf_puts(out, "# ");
-	md_text(out, s->scenario);
-	buf_puts(out, "\n\n**");
-	campaign_line(s, out);
-	buf_puts(out, "**.\n\n");
-	summary_paths(s, out);
-	buf_puts(out, ".\n\n");
-	if (s->fleet)
-		fleet_markdown(s->fleet, out);
-	buf_puts(out, "| id | iteration | step | outcome | time | reason |\n");
-	buf_puts(out, "| --- | ---: | ---: | --- | ---: | --- |\n");
-	for (i = 0; i < s->n_runs; i++) {
-		const struct run_report *r = &s->runs[order[i]];
-		buf_puts(out, "| ");
-		md_text(out, r->id);
-		buf_printf(out, " | %d | ", r->iteration);
-		if (r->step > 0)
-			buf_printf(out, "%d", r->step);
-		buf_printf(out, " | %s | ", outcome_name(r->outcome));
-		if (r->duration_s >= 0)
-			fmt_duration(out, r->duration_s, r->start_time, r->end_time);
-		buf_puts(out, " | ");
-		md_text(out, r->reason);
-		buf_puts(out, " |\n");
-	}
-	free(order);
 }
 
 static int
@@ -427,7 +393,7 @@ cmd_report(int argc, char **argv)
 	else {
 		ok = stream_out(root, "summary.json", &s, NULL) && ok;
 		ok = stream_out(root, "junit.xml", &s, &p) && ok;
-		markdown(&s, &b);
+		markdown_summary(&s, &b);
 		ok = write_out(root, "summary.md", &b) && ok;
 		ok = csv_finish(csv, root, &s) && ok;
 		/* after every output: a report cut short leaves the old stamp */
