@@ -12,7 +12,7 @@ setup() {
 	mkdir -p "$TREE"
 	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/reports" "$SRC/conf" "$SRC/workloads" \
 		"$SRC/kunai.1" "$SRC/README.md" "$SRC/doc" "$TREE/"
-	rm -f "$TREE"/gen/*/*.o "$TREE"/rules/job/*.o "$TREE"/reports/*.o "$TREE"/workloads/*.o
+	rm -f "$TREE"/gen/*/*.o "$TREE"/rules/job/*.o "$TREE"/reports/*.o "$TREE"/reports/*/*.o "$TREE"/reports/*/*/*.o "$TREE"/workloads/*.o
 	cd "$TREE"
 }
 
@@ -118,6 +118,18 @@ setup() {
 	[[ "$output" == *"cannot open libcurl: libm.so.6 has no curl_easy_init: libcurl 7.78 or newer is needed"* ]]
 }
 
+@test "configure --help prints the help and runs nothing (no command substitution in its text)" {
+	mkdir bin
+	printf '#!/bin/sh\necho "$*" >>"%s/make-ran"\n' "$PWD" >bin/make
+	chmod +x bin/make
+	PATH=$PWD/bin:$PATH run --separate-stderr ./configure --help
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ "$output" == *"that building and 'make run' need, then probe ('make"* ]]
+	[ ! -e make-ran ]
+	[ ! -e Makefile ]
+}
+
 @test "no C compiler fails with the apt-get line" {
 	run --separate-stderr ./configure CC=/nonexistent/cc
 	[ "$status" -eq 1 ]
@@ -171,7 +183,7 @@ setup() {
 	./configure >/dev/null
 	make >/dev/null
 	make clean >/dev/null
-	[ ! -e kunai ] && [ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o 2>/dev/null)" ]
+	[ ! -e kunai ] && [ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o reports/*/*.o reports/*/*/*.o 2>/dev/null)" ]
 	[ ! -e workloads/gemm ] && [ -z "$(ls workloads/*.o 2>/dev/null)" ]
 	[ -f Makefile ]
 	make distclean >/dev/null
