@@ -6,7 +6,7 @@
  * (RUN.again-JOB and RUN.again-JOB-peer, at the run's depth so the scripts
  * find the build dir as theirs do), run as the edges of BUILD/again.ninja.
  * Both are graded and RUN/again.json records them; the verdict
- * (reports/fleet_stats.c) keeps a drain only when the gap is reproduced. */
+ * (reports/fleet/stats.c) keeps a drain only when the gap is reproduced. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* plot.c: which plot a workload's report gets, and the name of a run's
  * plot and page: what gen's report edges and the HTML report must agree
- * on. The plot kinds are reports/plot/KIND.gp. */
+ * on. The plot kinds are reports/write/plot/KIND.gp. */
 #include <stdint.h>
 #include <string.h>
 

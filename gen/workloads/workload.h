@@ -76,7 +76,7 @@ void workload_image_cache_name(struct buf *b, const char *url);
  * dir: <last part of url without .git>__<commit>. */
 void workload_repo_dir(struct buf *b, const char *url, const char *commit);
 
-/* plot.c: the plot kind of a workload's runs (reports/plot/KIND.gp), or
+/* plot.c: the plot kind of a workload's runs (reports/write/plot/KIND.gp), or
  * NULL for none. */
 const char *workload_plot(const struct workload *wl);
 /* Appends "N-<dir with / as - and unsafe bytes as _>" for the run at index
