@@ -14,8 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "reports/campaign.h"
+#include "reports/results/results.h"
+#include "reports/grade/grade.h"
+#include "reports/results/campaign.h"
 #include "reports/report_stamp.h"
 #include "gen/base/util.h"
 

@@ -12,7 +12,7 @@ setup() {
 	mkdir -p "$TREE"
 	cp -R "$SRC/configure" "$SRC/Makefile.in" "$SRC/gen" "$SRC/rules" "$SRC/reports" "$SRC/conf" "$SRC/workloads" \
 		"$SRC/kunai.1" "$SRC/README.md" "$SRC/doc" "$TREE/"
-	rm -f "$TREE"/gen/*/*.o "$TREE"/rules/job/*.o "$TREE"/reports/*.o "$TREE"/workloads/*.o
+	rm -f "$TREE"/gen/*/*.o "$TREE"/rules/job/*.o "$TREE"/reports/*.o "$TREE"/reports/*/*.o "$TREE"/reports/*/*/*.o "$TREE"/workloads/*.o
 	cd "$TREE"
 }
 
@@ -96,6 +96,28 @@ setup() {
 	[[ "$output" == *"kunai was built without libcurl (install libcurl4-openssl-dev, then ./configure && make): RunAI submission is disabled"* ]]
 }
 
+@test "libcurl is opened when RunAI needs it, not linked: other runs do not load it; a missing one is said" {
+	./configure --without-cuda --without-mpi >/dev/null
+	make -j2 kunai >/dev/null
+	grep -q '^HTTP_OBJ = rules/job/http_curl.o$' Makefile || skip "configure found no libcurl here"
+	# the runner loads no TLS stack: libcurl is not among kunai's libraries
+	run ldd ./kunai
+	[ "$status" -eq 0 ]
+	[[ "$output" != *libcurl* ]]
+	mkdir -p c/tests
+	printf 'name = "r"\nscheduler = "runai"\ninstall_path = "i"\noutput_path = "o"\nbase_url = "https://r.example.com"\nuser_email = "u"\napp_id = "a"\napp_secret = "s"\nproject_id = "p"\ncluster_id = "c"\n' >c/system.toml
+	printf 'name = "s"\ndescription = "d"\ntest_template_name = "Sleep"\n' >c/tests/s.toml
+	printf 'name = "x"\n[[Tests]]\nid = "a"\ntest_name = "s"\n' >c/scenario.toml
+	./kunai gen --system-config c/system.toml --tests-dir c/tests --test-scenario c/scenario.toml -o out >/dev/null
+	KUNAI_LIBCURL=/nonexistent/libcurl.so.4 run "$NINJA" -C out run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cannot open libcurl: /nonexistent/libcurl.so.4: cannot open shared object file: No such file or directory (install libcurl4: apt-get install libcurl4): RunAI submission is disabled"* ]]
+	# a library that is not libcurl: the first function it lacks is named
+	KUNAI_LIBCURL=libm.so.6 run "$NINJA" -C out run
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cannot open libcurl: libm.so.6 has no curl_easy_init: libcurl 7.78 or newer is needed"* ]]
+}
+
 @test "no C compiler fails with the apt-get line" {
 	run --separate-stderr ./configure CC=/nonexistent/cc
 	[ "$status" -eq 1 ]
@@ -149,7 +171,7 @@ setup() {
 	./configure >/dev/null
 	make >/dev/null
 	make clean >/dev/null
-	[ ! -e kunai ] && [ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o 2>/dev/null)" ]
+	[ ! -e kunai ] && [ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o reports/*/*.o reports/*/*/*.o 2>/dev/null)" ]
 	[ ! -e workloads/gemm ] && [ -z "$(ls workloads/*.o 2>/dev/null)" ]
 	[ -f Makefile ]
 	make distclean >/dev/null

@@ -231,11 +231,11 @@ help_flags() {
 	check uninstall $gen
 	check run $gen gen/cli/run.c
 	check report reports/report.c
-	check compare reports/compare.c
-	check export reports/export.c
+	check compare reports/history/compare.c
+	check export reports/history/export.c
 	check verify-configs gen/model/verify.c
-	check plot reports/plot/plot.c
-	check status reports/status.c
+	check plot reports/write/plot/plot.c
+	check status reports/history/status.c
 	check job rules/job/job_args.c
 	# what the help names, the command takes: never "unknown option"
 	local c f

@@ -1,11 +1,11 @@
 /* ncclparse: prints what kunai's grader reads from nccl-tests text output
- * (reports/grade_nccl.c's nccl_parse), for the bats suites: one "key value" line
+ * (reports/grade/nccl_parse.c's nccl_parse), for the bats suites: one "key value" line
  * each for rows, max_busbw, avg_busbw, footer_avg, wrong, oob. usage:
  * ncclparse FILE ("-" for standard input). Exit 1 when the text holds no
  * result, 2 on usage or I/O errors. */
 #include <stdio.h>
 
-#include "reports/report.h"
+#include "reports/grade/parse.h"
 #include "gen/base/util.h"
 
 int

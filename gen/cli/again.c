@@ -21,8 +21,10 @@
 #include "gen/base/escape.h"
 #include "gen/base/hostlist.h"
 #include "gen/base/util.h"
-#include "reports/fleet.h"
-#include "reports/report.h"
+#include "reports/fleet/fleet.h"
+#include "reports/results/results.h"
+#include "reports/write/summary.h"
+#include "reports/grade/grade.h"
 
 static const char script_name[] = "cloudai_sbatch_script.sh";
 

@@ -16,10 +16,12 @@
 #include "gen/model/model.h"
 #include "gen/toml/toml.h"
 #include "gen/write/gen.h"
-#include "reports/compare.h"
-#include "reports/export.h"
+#include "reports/history/compare.h"
+#include "reports/history/export.h"
+#include "reports/grade/grade.h"
+#include "reports/history/status.h"
 #include "reports/report.h"
-#include "reports/plot/plot.h"
+#include "reports/write/plot/plot.h"
 #include "rules/job/job.h"
 
 #ifndef KUNAI_VERSION

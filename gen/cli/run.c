@@ -23,9 +23,12 @@
 #include "gen/write/gen.h"
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
-#include "reports/campaign.h"
-#include "reports/report.h"
-#include "reports/format.h"
+#include "reports/results/campaign.h"
+#include "reports/results/results.h"
+#include "reports/results/plan.h"
+#include "reports/results/summary.h"
+#include "reports/write/summary.h"
+#include "reports/results/format.h"
 
 /* The ninja being waited for, and the signal that asked us to stop. Signal
  * handlers can reach nothing else, hence the only file-scope state. */

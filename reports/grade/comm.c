@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "grade.h"
+#include "reports/grade/grade.h"
 #include "gen/base/util.h"
 
 struct nixl_table {

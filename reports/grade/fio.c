@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/grade/parse.h"
 #include "reports/grade/grade.h"
 #include "gen/base/util.h"
 

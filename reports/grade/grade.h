@@ -1,9 +1,9 @@
-/* grade/grade.h: what the graders share. A grader reads one run's output
- * (its stdout, and the files it wrote in its run dir) and adds its metrics
- * (each with unit and location) to the report, and demotes a passed run
- * whose output shows a failure. One grader per workload family, one entry
- * in graders.c's table; grade.c picks it by the workload entry's grader
- * name. */
+/* grade/grade.h: grading a run (run.c, `kunai grade`) and what the
+ * graders share. A grader reads one run's output (its stdout, and the
+ * files it wrote in its run dir) and adds its metrics (each with unit and
+ * location) to the report, and demotes a passed run whose output shows a
+ * failure. One grader per workload family, one entry in graders.c's table;
+ * run.c picks it by the workload entry's grader name. */
 #ifndef KUNAI_GRADE_H
 #define KUNAI_GRADE_H
 
@@ -11,9 +11,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/report.h"
+#include "reports/results/results.h"
 
 struct arena;
+
+/* `kunai grade`: the process exit status: 0, 1 (bad input/I-O), 2 (usage). */
+int cmd_grade(int argc, char **argv);
+
+/* ---- run.c ---- */
+
+/* Grades run r of p from what root/<r.dir> holds: job.json and, when
+ * check_output, stdout.txt against the workload's success markers and its
+ * grader (metrics, thresholds). Never fails: whatever is missing or corrupt
+ * becomes the outcome and its reason. */
+void grade_run(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
+               bool check_output, struct run_report *out);
+/* grade_run with the check, then writes the report to target (the run's
+ * report.json). Returns false after reporting a write error. */
+bool grade_write(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
+                 const char *target, struct run_report *out);
+/* Parses an ISO 8601 UTC time ("2024-05-01T12:00:00Z", fractions and
+ * +hh:mm offsets allowed) into seconds since the epoch. Returns false when s
+ * is not one. */
+bool time_parse_iso8601(const char *s, double *epoch);
+/* The version of the grading of a run of workload (NULL: none known, as
+ * for a run that never ran): 16 hex digits in a, a hash of the grading code
+ * every run shares, of the source of the workload's grader and of its
+ * success markers, so that it changes exactly when a new kunai would grade
+ * that workload's runs differently. Never fails. */
+const char *grade_version(struct arena *a, const char *workload);
+/* A hash of every workload's grade_version and of kunai's version: what a
+ * report made by this kunai depends on. Never fails. */
+unsigned long long grade_identity(void);
+/* Returns the plan run whose dir is dir, or NULL. */
+const struct plan_run *plan_find_run(const struct plan *p, const char *dir);
+
+/* ---- the graders ---- */
 
 /* Every grader: r is the run (its cmd_args), dir its run dir (where it
  * wrote its files), text[0..len) its stdout ("" when it has none). */

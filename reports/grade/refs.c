@@ -9,7 +9,7 @@
 
 #include "reports/grade/grade.h"
 #include "gen/base/util.h"
-#include "reports/format.h"
+#include "reports/results/format.h"
 
 /* Is needle in hay, ignoring case? */
 static bool

@@ -1,4 +1,4 @@
-/* grade_train.c: step time, TFLOP/s per GPU and loss from the logs of the
+/* grade/train.c: step time, TFLOP/s per GPU and loss from the logs of the
  * training workloads, with CloudAI's rules for which steps count
  * (report_generation_strategy.py of each): NeMoLauncher's
  * "train_step_timing in s: [..]" list (the last 20 of more than 100; the
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/grade/parse.h"
 #include "reports/grade/grade.h"
 #include "gen/base/util.h"
 

@@ -2,10 +2,16 @@
  * (a run makes a few per minute); TLS peers and host names are verified
  * (libcurl's default, never switched off). A WebSocket stream (RunAI's
  * cluster API serves logs so; this libcurl has no ws:// of its own) is read
- * over a CONNECT_ONLY connection: the upgrade request, then frames. */
+ * over a CONNECT_ONLY connection: the upgrade request, then frames.
+ * libcurl is opened (dlopen) the first time a request is made, not linked:
+ * linked, its 30 libraries (TLS, Kerberos, LDAP, ...) were loaded by every
+ * `kunai job` of every scheduler, about 4 ms of CPU per run. */
 #define _GNU_SOURCE /* strcasestr */
+#define CURL_DISABLE_TYPECHECK /* the calls go through the table below */
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +21,86 @@
 
 #include "http.h"
 
+/* The soname of libcurl since 7.16 (Debian's libcurl4 package);
+ * KUNAI_LIBCURL names another file to open. */
+#define LIBCURL "libcurl.so.4"
+
+/* The libcurl functions this file calls, from dlsym. */
+static struct curl_api {
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	CURLcode (*easy_send)(CURL *, const void *, size_t, size_t *);
+	CURLcode (*easy_recv)(CURL *, void *, size_t, size_t *);
+	const char *(*easy_strerror)(CURLcode);
+	void (*easy_cleanup)(CURL *);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+	CURLU *(*url)(void);
+	CURLUcode (*url_set)(CURLU *, CURLUPart, const char *, unsigned int);
+	CURLUcode (*url_get)(const CURLU *, CURLUPart, char **, unsigned int);
+	void (*url_cleanup)(CURLU *);
+	void (*free)(void *);
+} cu;
+
+/* Why libcurl could not be opened; empty once it is. */
+static char load_error[200];
+
+/* Opens libcurl once; false (load_error says why) when it cannot. */
+static bool
+load(void)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} syms[] = {
+#define SYM(f) {"curl_" #f, offsetof(struct curl_api, f)}
+	    SYM(easy_init), SYM(easy_setopt), SYM(easy_perform), SYM(easy_getinfo), SYM(easy_send),
+	    SYM(easy_recv), SYM(easy_strerror), SYM(easy_cleanup), SYM(slist_append), SYM(slist_free_all),
+	    SYM(url), SYM(url_set), SYM(url_get), SYM(url_cleanup), SYM(free),
+#undef SYM
+	};
+	static int state; /* 0: not tried, 1: loaded, -1: failed */
+	const char *name = getenv("KUNAI_LIBCURL");
+	void *lib;
+
+	if (state)
+		return state > 0;
+	state = -1;
+	if (!name || !*name)
+		name = LIBCURL;
+	if (!(lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(load_error, sizeof(load_error), "%s (install libcurl4: apt-get install libcurl4)", dlerror());
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *f = dlsym(lib, syms[i].name);
+
+		if (!f) {
+			snprintf(load_error, sizeof(load_error), "%s has no %s: libcurl 7.78 or newer is needed", name,
+			         syms[i].name);
+			return false;
+		}
+		memcpy((char *)&cu + syms[i].off, &f, sizeof(f));
+	}
+	state = 1;
+	return true;
+}
+
+/* A request that cannot be made because libcurl is not there. */
+static bool
+unloaded(struct http_resp *r)
+{
+	snprintf(r->error, sizeof(r->error), "cannot open libcurl: %s: RunAI submission is disabled", load_error);
+	r->permanent = true;
+	return false;
+}
+
 bool
 http_available(void)
 {
-	return true;
+	return load();
 }
 
 void
@@ -50,12 +132,12 @@ setup(CURL *c, long timeout_s)
 {
 	const char *ca = getenv("KUNAI_CA_BUNDLE");
 
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout_s < 30 ? timeout_s : 30L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout_s < 30 ? timeout_s : 30L);
+	cu.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (ca && *ca)
-		curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+		cu.easy_setopt(c, CURLOPT_CAINFO, ca);
 }
 
 bool
@@ -71,40 +153,42 @@ http_do(const char *method, const char *url, const char *token, const char *body
 	r->status = 0;
 	r->retry_after = -1;
 	r->error[0] = '\0';
-	if (!(c = curl_easy_init())) {
+	if (!load())
+		return unloaded(r);
+	if (!(c = cu.easy_init())) {
 		snprintf(r->error, sizeof(r->error), "curl_easy_init failed");
 		return false;
 	}
 	setup(c, timeout_s);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	h = curl_slist_append(h, "Accept: application/json");
+	cu.easy_setopt(c, CURLOPT_URL, url);
+	cu.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	h = cu.slist_append(h, "Accept: application/json");
 	if (body) {
-		h = curl_slist_append(h, "Content-Type: application/json");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		h = cu.slist_append(h, "Content-Type: application/json");
+		cu.easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	}
 	if (token) {
 		buf_printf(&auth, "Authorization: Bearer %s", token);
-		h = curl_slist_append(h, auth.data);
+		h = cu.slist_append(h, auth.data);
 	}
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-	rc = curl_easy_perform(c);
+	cu.easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	cu.easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+	cu.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	cu.easy_setopt(c, CURLOPT_HEADERDATA, r);
+	rc = cu.easy_perform(c);
 	r->permanent = false;
 	if (rc == CURLE_OK) {
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+		cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	} else {
-		snprintf(r->error, sizeof(r->error), "%s", curl_easy_strerror(rc));
+		snprintf(r->error, sizeof(r->error), "%s", cu.easy_strerror(rc));
 		r->permanent = rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
 		               rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_URL_MALFORMAT ||
 		               rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_SSL_ISSUER_ERROR;
 	}
 	buf_str(&r->body);
-	curl_easy_cleanup(c);
-	curl_slist_free_all(h);
+	cu.easy_cleanup(c);
+	cu.slist_free_all(h);
 	/* the token is a credential: its header goes, byte by byte */
 	if (auth.data)
 		memset(auth.data, 0, auth.len);
@@ -189,7 +273,7 @@ ws_send(struct ws *s, const void *p, size_t n)
 	size_t sent;
 
 	while (n) {
-		CURLcode rc = curl_easy_send(s->c, p, n, &sent);
+		CURLcode rc = cu.easy_send(s->c, p, n, &sent);
 		if (rc == CURLE_AGAIN) {
 			if (!ws_wait(s, true))
 				return false;
@@ -211,7 +295,7 @@ ws_fill(struct ws *s, size_t want)
 	size_t got;
 
 	while (s->in.len - s->pos < want) {
-		CURLcode rc = curl_easy_recv(s->c, chunk, sizeof(chunk), &got);
+		CURLcode rc = cu.easy_recv(s->c, chunk, sizeof(chunk), &got);
 		if (rc == CURLE_AGAIN) {
 			if (!ws_wait(s, false))
 				return false;
@@ -246,7 +330,7 @@ http_ws_read(const char *url, const char *token, long timeout_s, struct buf *out
 	unsigned char nonce[16], dig[20];
 	char *host = NULL, *port = NULL, *path = NULL, *query = NULL;
 	const char *hdr_end, *acc;
-	CURLU *u = curl_url();
+	CURLU *u;
 	size_t i;
 	bool ok = false;
 	long sock;
@@ -254,24 +338,27 @@ http_ws_read(const char *url, const char *token, long timeout_s, struct buf *out
 	r->status = 0;
 	r->retry_after = -1;
 	r->error[0] = '\0';
+	if (!load())
+		return unloaded(r);
+	u = cu.url();
 	/* ws:// is http:// until the upgrade */
 	buf_printf(&http, "%s%s", strncmp(url, "wss://", 6) == 0 ? "https://" : "http://",
 	           strstr(url, "://") ? strstr(url, "://") + 3 : url);
-	if (!u || curl_url_set(u, CURLUPART_URL, http.data, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK) {
+	if (!u || cu.url_set(u, CURLUPART_URL, http.data, 0) != CURLUE_OK ||
+	    cu.url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    cu.url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK) {
 		snprintf(r->error, sizeof(r->error), "not a WebSocket URL");
 		goto out;
 	}
-	curl_url_get(u, CURLUPART_PORT, &port, 0);
-	curl_url_get(u, CURLUPART_QUERY, &query, 0);
-	if (!(s.c = curl_easy_init()))
+	cu.url_get(u, CURLUPART_PORT, &port, 0);
+	cu.url_get(u, CURLUPART_QUERY, &query, 0);
+	if (!(s.c = cu.easy_init()))
 		goto out;
 	setup(s.c, timeout_s);
-	curl_easy_setopt(s.c, CURLOPT_URL, http.data);
-	curl_easy_setopt(s.c, CURLOPT_CONNECT_ONLY, 1L);
+	cu.easy_setopt(s.c, CURLOPT_URL, http.data);
+	cu.easy_setopt(s.c, CURLOPT_CONNECT_ONLY, 1L);
 	s.deadline = time(NULL) + timeout_s;
-	if (curl_easy_perform(s.c) != CURLE_OK || curl_easy_getinfo(s.c, CURLINFO_ACTIVESOCKET, &sock) != CURLE_OK) {
+	if (cu.easy_perform(s.c) != CURLE_OK || cu.easy_getinfo(s.c, CURLINFO_ACTIVESOCKET, &sock) != CURLE_OK) {
 		snprintf(r->error, sizeof(r->error), "cannot connect to %s", host);
 		goto out;
 	}
@@ -370,13 +457,13 @@ out:
 	buf_free(&accept);
 	buf_free(&http);
 	buf_free(&s.in);
-	curl_free(host);
-	curl_free(port);
-	curl_free(path);
-	curl_free(query);
+	cu.free(host);
+	cu.free(port);
+	cu.free(path);
+	cu.free(query);
 	if (u)
-		curl_url_cleanup(u);
+		cu.url_cleanup(u);
 	if (s.c)
-		curl_easy_cleanup(s.c);
+		cu.easy_cleanup(s.c);
 	return ok;
 }

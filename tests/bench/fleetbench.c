@@ -1,4 +1,4 @@
-/* fleetbench: the cost of the fleet verdict alone (reports/fleet.c and the
+/* fleetbench: the cost of the fleet verdict alone (reports/fleet/fleet.c and the
  * index page's fleet views), in memory, without the files around it.
  *     fleetbench [RUNS [NODES]]   (default 10000 runs over 2000 nodes)
  * Every run is one node's NcclTest (max_busbw, avg_busbw and 3 values
@@ -11,10 +11,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "reports/fleet.h"
-#include "reports/fleet_json.h"
-#include "reports/html/html.h"
-#include "reports/report.h"
+#include "reports/fleet/fleet.h"
+#include "reports/fleet/json.h"
+#include "reports/write/html/html.h"
+#include "reports/results/results.h"
+#include "reports/results/plan.h"
 #include "gen/base/util.h"
 
 static double

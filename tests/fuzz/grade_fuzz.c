@@ -17,7 +17,9 @@
 
 #include "gen/base/util.h"
 #include "gen/workloads/workload.h"
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/results/report_json.h"
+#include "reports/grade/grade.h"
 
 static char root[64];
 

@@ -1,4 +1,4 @@
-/* fleet_test.c: the peer statistics and verdict of reports/fleet.c:
+/* fleet_test.c: the peer statistics and verdict of reports/fleet/fleet.c:
  * median, MAD, the outlier test in both directions, metric directions,
  * and fleet_grade on a campaign built in memory. */
 #include <math.h>
@@ -8,9 +8,10 @@
 #include <sys/stat.h>
 
 #include "tap.h"
-#include "reports/fleet.h"
-#include "reports/fleet_json.h"
-#include "reports/report.h"
+#include "reports/fleet/fleet.h"
+#include "reports/fleet/json.h"
+#include "reports/results/results.h"
+#include "reports/results/plan.h"
 #include "gen/base/util.h"
 
 static bool

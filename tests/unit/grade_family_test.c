@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reports/report.h"
+#include "reports/results/results.h"
+#include "reports/grade/parse.h"
 #include "reports/grade/grade.h"
 #include "tap.h"
 #include "grade_helpers.h"

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "reports/report.h"
+#include "reports/results/results.h"
 #include "tap.h"
 #include "gen/base/util.h"
 

@@ -7,8 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reports/format.h"
-#include "reports/report.h"
+#include "reports/results/format.h"
+#include "reports/results/results.h"
+#include "reports/results/report_json.h"
+#include "reports/results/summary.h"
+#include "reports/grade/parse.h"
 #include "reports/grade/grade.h"
 #include "tap.h"
 #include "grade_helpers.h"
