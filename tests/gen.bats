@@ -517,9 +517,9 @@ T
 	[[ "$output" != *"more than 10000"* ]]
 	[ "$(grep -c '^build t[0-9]*: phony' "$b")" -eq 10000 ]
 	grep -qx 'build t7/0/kunai.stamp: run t7/0/run.sh || t3/0/kunai.stamp' "$b"
-	run ninja -C "$W/out" -n t3
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | sed -n 's/.*] RUN //p')" = t3/0/kunai.stamp ]
+	# (ninja -t query: a -n build would stop at regenerating, as gen left
+	# local.ninja, unchanged, older than the scenario)
+	[ "$(ninja -C "$W/out" -t query t3 | sed -n '/input: phony/,/outputs:/p' | sed -n 2p | tr -d ' ')" = t3/0/kunai.stamp ]
 }
 
 @test "a pooled test that another starts after (start_post_init): its iterations never overlap" {
