@@ -118,6 +118,18 @@ setup() {
 	[[ "$output" == *"cannot open libcurl: libm.so.6 has no curl_easy_init: libcurl 7.78 or newer is needed"* ]]
 }
 
+@test "configure --help prints the help and runs nothing (no command substitution in its text)" {
+	mkdir bin
+	printf '#!/bin/sh\necho "$*" >>"%s/make-ran"\n' "$PWD" >bin/make
+	chmod +x bin/make
+	PATH=$PWD/bin:$PATH run --separate-stderr ./configure --help
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ "$output" == *"that building and 'make run' need, then probe ('make"* ]]
+	[ ! -e make-ran ]
+	[ ! -e Makefile ]
+}
+
 @test "no C compiler fails with the apt-get line" {
 	run --separate-stderr ./configure CC=/nonexistent/cc
 	[ "$status" -eq 1 ]

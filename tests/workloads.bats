@@ -82,6 +82,32 @@ failed() { # failed OUT: exit 1, FAILURE last, JSON says so
 	run_wl "$W/o" workloads/train_smoke --epochs 0
 	[ "$status" -eq 2 ]
 	grep -q "epochs '0'" "$W/o"
+	# --name=V names the flag, not the flag and its value
+	run_wl "$W/o" workloads/gemm --size=0
+	[ "$status" -eq 2 ]
+	[ "$(last "$W/o")" = "[RESULT] FAILURE: usage: --size '0': expected an integer from 1 to 65536" ]
+	run_wl "$W/o" workloads/health --expect-gpus=x
+	[ "$status" -eq 2 ]
+	[ "$(last "$W/o")" = "[RESULT] FAILURE: usage: --expect-gpus needs an integer from 0 to 64" ]
+	run_wl "$W/o" workloads/gemm --max-spread
+	[ "$status" -eq 2 ]
+	[ "$(last "$W/o")" = "[RESULT] FAILURE: usage: --max-spread needs a value" ]
+}
+
+@test "MPI programs: a bad flag is a usage error on every rank, named as typed (-b, --minbytes)" {
+	need_mpi
+	mpi "$W/o" workloads/allreduce -b 0
+	[ "$status" -eq 2 ]
+	[ "$(cat "$W/o")" = "[RESULT] FAILURE: usage: -b '0': expected a byte count like 8, 1K, 32M" ]
+	mpi "$W/o" workloads/bisection --minbytes=0
+	[ "$status" -eq 2 ]
+	[ "$(cat "$W/o")" = "[RESULT] FAILURE: usage: --minbytes '0': expected a byte count like 8, 1K, 32M" ]
+	mpi "$W/o" workloads/allreduce -b 1M -e 1K
+	[ "$status" -eq 2 ]
+	[ "$(last "$W/o")" = "[RESULT] FAILURE: usage: --minbytes 1048576 is larger than --maxbytes 1024" ]
+	mpi "$W/o" workloads/ddp_smoke --timeout 0
+	[ "$status" -eq 2 ]
+	[ "$(last "$W/o")" = "[RESULT] FAILURE: usage: --timeout '0': expected a number from 1 to 1e+07" ]
 }
 
 @test "gemm: the CPU path multiplies fp64 and fp32 exactly and reports GFLOP/s" {

@@ -17,99 +17,31 @@
 #include "mpi_gpu.h"
 #include "wl.h"
 
-struct opts {
-	size_t minbytes, maxbytes;
-	long factor, iters, warmup, check, expect;
-	double min_busbw, timeout;
-	bool force_wrong, cpu;
-};
-
 struct ctx {
 	struct mpi_env *m;
 	float *send, *recv; /* the CPU path's buffers */
 	char why[512];
 };
 
-static void
-usage(void)
-{
-	puts("usage: allreduce [options]   (under mpirun/srun: one rank per GPU)\n"
-	     "Sum all-reduce of floats over a range of sizes with NCCL on GPUs, or with\n"
-	     "MPI_Allreduce on the CPU; nccl-tests' all_reduce_perf output format.\n\n"
-	     "  -b, --minbytes N    smallest size, bytes, K/M/G suffixes (default 8)\n"
-	     "  -e, --maxbytes N    largest size (default 32M)\n"
-	     "  -f, --stepfactor N  multiply the size by N each step (default 2)\n"
-	     "  -n, --iters N       timed operations per size (default 20)\n"
-	     "  -w, --warmup N      untimed operations per size first (default 5)\n"
-	     "  -c, --check N       validate each size from a reset input (default 1; 0: off)\n"
-	     "  --min-busbw X       fail when the largest busbw is below X GB/s\n"
-	     "  --timeout S         an NCCL operation running longer fails (default 600)\n"
-	     "  --expect-gpus N     GPUs per node: fewer, or fewer than ranks, fails; 0: the\n"
-	     "                      CPU path (default: GPUs if any node has one, else CPU)\n"
-	     "  --cpu               the CPU path even when GPUs are present\n"
-	     "  --force-wrong       corrupt one element of rank 0's result (tests the check)\n"
-	     "  --help              this help\n\n"
-	     "Rank 0 prints the table, [ALLREDUCE] log lines, one JSON line, then\n"
-	     "[RESULT] SUCCESS|FAILURE|SKIPPED.");
-}
-
-static int
-parse(struct wl *w, int argc, char **argv, struct opts *o)
-{
-	static const char *const sizes[][2] = {{"-b", "--minbytes"}, {"-e", "--maxbytes"}};
-	size_t *sdst[] = {&o->minbytes, &o->maxbytes};
-	static const struct {
-		const char *s, *l;
-		long lo, hi;
-	} ints[] = {
-		{"-f", "--stepfactor", 2, 1024}, {"-n", "--iters", 1, 1000000}, {"-w", "--warmup", 0, 1000000},
-		{"-c", "--check", 0, 1}, {"--expect-gpus", "--expect-gpus", 0, 64},
-	};
-	long *idst[] = {&o->factor, &o->iters, &o->warmup, &o->check, &o->expect};
-	const char *v = NULL;
-	size_t f;
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool hit = false;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			if (!w->quiet)
-				usage();
-			return -1;
-		} else if (strcmp(a, "--force-wrong") == 0) {
-			o->force_wrong = true;
-			continue;
-		} else if (strcmp(a, "--cpu") == 0) {
-			o->cpu = true;
-			continue;
-		}
-		for (f = 0; !hit && f < 2; f++)
-			if ((hit = wl_opt(argv, argc, &i, sizes[f][0], &v) || wl_opt(argv, argc, &i, sizes[f][1], &v))) {
-				if (v && (!wl_parse_size(v, sdst[f]) || *sdst[f] == 0))
-					return wl_usage_error(w, "%s '%s': expected a byte count like 8, 1K, 32M", a, v);
-			}
-		for (f = 0; !hit && f < sizeof(ints) / sizeof(ints[0]); f++)
-			if ((hit = wl_opt(argv, argc, &i, ints[f].s, &v) || wl_opt(argv, argc, &i, ints[f].l, &v))) {
-				if (v && !wl_parse_long(v, ints[f].lo, ints[f].hi, idst[f]))
-					return wl_usage_error(w, "%s '%s': expected an integer from %ld to %ld", a, v, ints[f].lo,
-					                      ints[f].hi);
-			}
-		if (!hit && (hit = wl_opt(argv, argc, &i, "--min-busbw", &v)) && v &&
-		    !wl_parse_double(v, 0, 1e9, &o->min_busbw))
-			return wl_usage_error(w, "--min-busbw '%s': expected GB/s", v);
-		if (!hit && (hit = wl_opt(argv, argc, &i, "--timeout", &v)) && v &&
-		    !wl_parse_double(v, 1, 1e7, &o->timeout))
-			return wl_usage_error(w, "--timeout '%s': expected seconds", v);
-		if (!hit)
-			return wl_usage_error(w, "unknown option '%s'", a);
-		if (!v)
-			return wl_usage_error(w, "%s needs a value", a);
-	}
-	if (o->minbytes > o->maxbytes)
-		return wl_usage_error(w, "--minbytes %zu is larger than --maxbytes %zu", o->minbytes, o->maxbytes);
-	return 0;
-}
+static const char usage[] =
+	"usage: allreduce [options]   (under mpirun/srun: one rank per GPU)\n"
+	"Sum all-reduce of floats over a range of sizes with NCCL on GPUs, or with\n"
+	"MPI_Allreduce on the CPU; nccl-tests' all_reduce_perf output format.\n\n"
+	"  -b, --minbytes N    smallest size, bytes, K/M/G suffixes (default 8)\n"
+	"  -e, --maxbytes N    largest size (default 32M)\n"
+	"  -f, --stepfactor N  multiply the size by N each step (default 2)\n"
+	"  -n, --iters N       timed operations per size (default 20)\n"
+	"  -w, --warmup N      untimed operations per size first (default 5)\n"
+	"  -c, --check N       validate each size from a reset input (default 1; 0: off)\n"
+	"  --min-busbw X       fail when the largest busbw is below X GB/s\n"
+	"  --timeout S         an NCCL operation running longer fails (default 600)\n"
+	"  --expect-gpus N     GPUs per node: fewer, or fewer than ranks, fails; 0: the\n"
+	"                      CPU path (default: GPUs if any node has one, else CPU)\n"
+	"  --cpu               the CPU path even when GPUs are present\n"
+	"  --force-wrong       corrupt one element of rank 0's result (tests the check)\n"
+	"  --help              this help\n\n"
+	"Rank 0 prints the table, [ALLREDUCE] log lines, one JSON line, then\n"
+	"[RESULT] SUCCESS|FAILURE|SKIPPED.";
 
 /* ---- one operation on either path ---------------------------------------------- */
 
@@ -184,7 +116,7 @@ op_check(struct ctx *c, size_t count, bool corrupt)
 
 /* Times and validates one size; false after a failure on some rank. */
 static bool
-one_size(struct wl *w, struct ctx *c, const struct opts *o, size_t count, struct wl_half *h)
+one_size(struct wl *w, struct ctx *c, const struct mpi_sweep *o, size_t count, struct wl_half *h)
 {
 	double n = c->m->size, sec = 0, sum = 0, bytes = (double)count * sizeof(float);
 	long wrong;
@@ -221,12 +153,12 @@ one_size(struct wl *w, struct ctx *c, const struct opts *o, size_t count, struct
 int
 main(int argc, char **argv)
 {
-	struct opts o = {8, 32u << 20, 2, 20, 5, 1, -1, 0, 600, false, false};
+	struct mpi_sweep o = {8, 32u << 20, 2, 20, 5, 1, -1, 0, 600, false, false};
 	struct mpi_env m;
 	struct ctx c = {&m, NULL, NULL, ""};
 	struct wl w;
 	struct wl_half h[2];
-	size_t bytes, count, maxcount;
+	size_t bytes, count;
 	double busbw_sum = 0, max_busbw = 0, max_at = 0;
 	long wrong_tests = 0, wrong_elems = 0, rows = 0;
 	cJSON *table = NULL, *metrics;
@@ -234,22 +166,10 @@ main(int argc, char **argv)
 
 	wl_init(&w, "allreduce", "[ALLREDUCE]");
 	mpi_start(&w, &argc, &argv, &m);
-	if ((rc = parse(&w, argc, argv, &o))) {
-		if (rc < 0)
-			wl_free(&w); /* --help */
-		return mpi_usage_exit(rc < 0 ? 0 : rc);
-	}
-	maxcount = o.maxbytes / sizeof(float);
-	if (!mpi_choose_path(&w, &m, o.expect, o.cpu, maxcount * sizeof(float), o.timeout))
-		return mpi_finish(&w, &m);
-	if (!m.gpu && maxcount > 0) {
-		c.send = malloc(maxcount * sizeof(float));
-		c.recv = malloc(maxcount * sizeof(float));
-		if (!c.send || !c.recv)
-			wl_fail(&w, "rank %d on %s: cannot allocate 2 x %zu bytes", m.rank, m.host, o.maxbytes);
-		if (!mpi_sync(&w, &m))
-			goto out;
-	}
+	if (!mpi_sweep_parse(&w, argc, argv, &o, "--min-busbw", usage, &rc))
+		return rc;
+	if (!mpi_sweep_path(&w, &m, &o, &c.send, &c.recv))
+		goto out;
 	if (!w.quiet) {
 		printf("# kunai allreduce: nccl-tests all_reduce_perf format, %s\n",
 		       m.gpu ? "NCCL on GPUs" : "MPI_Allreduce on the CPU");
@@ -308,8 +228,8 @@ main(int argc, char **argv)
 		wl_fail(&w, "%ld of %ld results had wrong elements (%ld in all)", wrong_tests, 2 * rows, wrong_elems);
 	if (m.rank == 0 && !wl_failed(&w) && rows == 0)
 		wl_fail(&w, "no size between --minbytes %zu and --maxbytes %zu holds a float", o.minbytes, o.maxbytes);
-	if (m.rank == 0 && o.min_busbw > 0 && rows && max_busbw < o.min_busbw)
-		wl_fail(&w, "largest busbw %.2f GB/s is below --min-busbw %g", max_busbw, o.min_busbw);
+	if (m.rank == 0 && o.floor > 0 && rows && max_busbw < o.floor)
+		wl_fail(&w, "largest busbw %.2f GB/s is below --min-busbw %g", max_busbw, o.floor);
 out:
 	free(c.send);
 	free(c.recv);

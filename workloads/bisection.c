@@ -16,91 +16,25 @@
 #include "mpi_gpu.h"
 #include "wl.h"
 
-struct opts {
-	size_t minbytes, maxbytes;
-	long factor, iters, warmup, check, expect;
-	double min_pair_bw, timeout;
-	bool force_wrong, cpu;
-};
-
-static void
-usage(void)
-{
-	puts("usage: bisection [options]   (under mpirun/srun: an even number of ranks,\n"
-	     "one per GPU)\n"
-	     "Rank r exchanges with rank r + n/2, all pairs at once: per-pair and aggregate\n"
-	     "bandwidth across the bisection, NCCL send/recv on GPUs or MPI on the CPU.\n\n"
-	     "  -b, --minbytes N    smallest size, bytes, K/M/G suffixes (default 1M)\n"
-	     "  -e, --maxbytes N    largest size (default 32M)\n"
-	     "  -f, --stepfactor N  multiply the size by N each step (default 2)\n"
-	     "  -n, --iters N       timed exchanges per size (default 20)\n"
-	     "  -w, --warmup N      untimed exchanges per size first (default 5)\n"
-	     "  -c, --check N       validate each size from a reset buffer (default 1)\n"
-	     "  --min-pair-bw X     fail when a pair is below X GB/s at the largest size\n"
-	     "  --timeout S         an NCCL operation running longer fails (default 600)\n"
-	     "  --expect-gpus N     GPUs per node (fewer fails; 0: the CPU path)\n"
-	     "  --cpu               the CPU path even when GPUs are present\n"
-	     "  --force-wrong       corrupt one received element on rank 0 (tests the check)\n"
-	     "  --help              this help\n\n"
-	     "Rank 0 prints the table, [BISECTION] log lines, one JSON line, then\n"
-	     "[RESULT] SUCCESS|FAILURE|SKIPPED.");
-}
-
-static int
-parse(struct wl *w, int argc, char **argv, struct opts *o)
-{
-	static const char *const sizes[][2] = {{"-b", "--minbytes"}, {"-e", "--maxbytes"}};
-	size_t *sdst[] = {&o->minbytes, &o->maxbytes};
-	static const struct {
-		const char *s, *l;
-		long lo, hi;
-	} ints[] = {
-		{"-f", "--stepfactor", 2, 1024}, {"-n", "--iters", 1, 1000000}, {"-w", "--warmup", 0, 1000000},
-		{"-c", "--check", 0, 1}, {"--expect-gpus", "--expect-gpus", 0, 64},
-	};
-	long *idst[] = {&o->factor, &o->iters, &o->warmup, &o->check, &o->expect};
-	const char *v = NULL;
-	size_t f;
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool hit = false;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			if (!w->quiet)
-				usage();
-			return -1;
-		} else if (strcmp(a, "--force-wrong") == 0) {
-			o->force_wrong = true;
-			continue;
-		} else if (strcmp(a, "--cpu") == 0) {
-			o->cpu = true;
-			continue;
-		}
-		for (f = 0; !hit && f < 2; f++)
-			if ((hit = wl_opt(argv, argc, &i, sizes[f][0], &v) || wl_opt(argv, argc, &i, sizes[f][1], &v)) &&
-			    v && (!wl_parse_size(v, sdst[f]) || *sdst[f] == 0))
-				return wl_usage_error(w, "%s '%s': expected a byte count like 8, 1K, 32M", a, v);
-		for (f = 0; !hit && f < sizeof(ints) / sizeof(ints[0]); f++)
-			if ((hit = wl_opt(argv, argc, &i, ints[f].s, &v) || wl_opt(argv, argc, &i, ints[f].l, &v)) && v &&
-			    !wl_parse_long(v, ints[f].lo, ints[f].hi, idst[f]))
-				return wl_usage_error(w, "%s '%s': expected an integer from %ld to %ld", a, v, ints[f].lo,
-				                      ints[f].hi);
-		if (!hit && (hit = wl_opt(argv, argc, &i, "--min-pair-bw", &v)) && v &&
-		    !wl_parse_double(v, 0, 1e9, &o->min_pair_bw))
-			return wl_usage_error(w, "--min-pair-bw '%s': expected GB/s", v);
-		if (!hit && (hit = wl_opt(argv, argc, &i, "--timeout", &v)) && v &&
-		    !wl_parse_double(v, 1, 1e7, &o->timeout))
-			return wl_usage_error(w, "--timeout '%s': expected seconds", v);
-		if (!hit)
-			return wl_usage_error(w, "unknown option '%s'", a);
-		if (!v)
-			return wl_usage_error(w, "%s needs a value", a);
-	}
-	if (o->minbytes > o->maxbytes)
-		return wl_usage_error(w, "--minbytes %zu is larger than --maxbytes %zu", o->minbytes, o->maxbytes);
-	return 0;
-}
+static const char usage[] =
+	"usage: bisection [options]   (under mpirun/srun: an even number of ranks,\n"
+	"one per GPU)\n"
+	"Rank r exchanges with rank r + n/2, all pairs at once: per-pair and aggregate\n"
+	"bandwidth across the bisection, NCCL send/recv on GPUs or MPI on the CPU.\n\n"
+	"  -b, --minbytes N    smallest size, bytes, K/M/G suffixes (default 1M)\n"
+	"  -e, --maxbytes N    largest size (default 32M)\n"
+	"  -f, --stepfactor N  multiply the size by N each step (default 2)\n"
+	"  -n, --iters N       timed exchanges per size (default 20)\n"
+	"  -w, --warmup N      untimed exchanges per size first (default 5)\n"
+	"  -c, --check N       validate each size from a reset buffer (default 1)\n"
+	"  --min-pair-bw X     fail when a pair is below X GB/s at the largest size\n"
+	"  --timeout S         an NCCL operation running longer fails (default 600)\n"
+	"  --expect-gpus N     GPUs per node (fewer fails; 0: the CPU path)\n"
+	"  --cpu               the CPU path even when GPUs are present\n"
+	"  --force-wrong       corrupt one received element on rank 0 (tests the check)\n"
+	"  --help              this help\n\n"
+	"Rank 0 prints the table, [BISECTION] log lines, one JSON line, then\n"
+	"[RESULT] SUCCESS|FAILURE|SKIPPED.";
 
 struct ctx {
 	struct mpi_env *m;
@@ -166,7 +100,7 @@ op_check(struct ctx *c, size_t count, bool corrupt)
 
 /* Times and validates one size: *sec is this rank's time per exchange. */
 static bool
-one_size(struct wl *w, struct ctx *c, const struct opts *o, size_t count, double *sec, long *wrong_all)
+one_size(struct wl *w, struct ctx *c, const struct mpi_sweep *o, size_t count, double *sec, long *wrong_all)
 {
 	long wrong = 0;
 
@@ -191,7 +125,7 @@ one_size(struct wl *w, struct ctx *c, const struct opts *o, size_t count, double
 
 /* Rank 0: the pairs at the last size, from every rank's time. */
 static void
-pairs(struct wl *w, struct ctx *c, const struct opts *o, double bytes, double sec, cJSON *metrics)
+pairs(struct wl *w, struct ctx *c, const struct mpi_sweep *o, double bytes, double sec, cJSON *metrics)
 {
 	int n = c->m->size, half = n / 2, i;
 	double *t = c->m->rank == 0 ? malloc((size_t)n * sizeof(double)) : NULL, agg = 0, lo = 0, hi = 0;
@@ -230,8 +164,8 @@ pairs(struct wl *w, struct ctx *c, const struct opts *o, double bytes, double se
 	cJSON_AddNumberToObject(metrics, "max_pair_bw", hi);
 	wl_log(w, "%d pairs at %.0f bytes: slowest %.2f, fastest %.2f, aggregate %.2f GB/s per direction", half, bytes,
 	       lo, hi, agg);
-	if (o->min_pair_bw > 0 && lo < o->min_pair_bw)
-		wl_fail(w, "slowest pair %.2f GB/s is below --min-pair-bw %g", lo, o->min_pair_bw);
+	if (o->floor > 0 && lo < o->floor)
+		wl_fail(w, "slowest pair %.2f GB/s is below --min-pair-bw %g", lo, o->floor);
 	free(t);
 	free(hosts);
 }
@@ -239,12 +173,12 @@ pairs(struct wl *w, struct ctx *c, const struct opts *o, double bytes, double se
 int
 main(int argc, char **argv)
 {
-	struct opts o = {1u << 20, 32u << 20, 2, 20, 5, 1, -1, 0, 600, false, false};
+	struct mpi_sweep o = {1u << 20, 32u << 20, 2, 20, 5, 1, -1, 0, 600, false, false};
 	struct mpi_env m;
 	struct ctx c = {&m, 0, NULL, NULL, ""};
 	struct wl w;
 	struct wl_half h;
-	size_t bytes, count, maxcount, last = 0;
+	size_t bytes, count, last = 0;
 	double sec = 0, last_sec = 0, sum, busbw_sum = 0;
 	long wrong, wrong_tests = 0, wrong_elems = 0, rows = 0;
 	cJSON *metrics;
@@ -253,28 +187,16 @@ main(int argc, char **argv)
 
 	wl_init(&w, "bisection", "[BISECTION]");
 	mpi_start(&w, &argc, &argv, &m);
-	if ((rc = parse(&w, argc, argv, &o))) {
-		if (rc < 0)
-			wl_free(&w); /* --help */
-		return mpi_usage_exit(rc < 0 ? 0 : rc);
-	}
+	if (!mpi_sweep_parse(&w, argc, argv, &o, "--min-pair-bw", usage, &rc))
+		return rc;
 	if (m.size < 2 || m.size % 2) {
 		if (m.rank == 0)
 			wl_fail(&w, "needs an even number of ranks to cut in two halves, not %d", m.size);
 		return mpi_finish(&w, &m);
 	}
 	c.peer = (m.rank + m.size / 2) % m.size;
-	maxcount = o.maxbytes / sizeof(float);
-	if (!mpi_choose_path(&w, &m, o.expect, o.cpu, maxcount * sizeof(float), o.timeout))
-		return mpi_finish(&w, &m);
-	if (!m.gpu && maxcount > 0) {
-		c.send = malloc(maxcount * sizeof(float));
-		c.recv = malloc(maxcount * sizeof(float));
-		if (!c.send || !c.recv)
-			wl_fail(&w, "rank %d on %s: cannot allocate 2 x %zu bytes", m.rank, m.host, o.maxbytes);
-		if (!mpi_sync(&w, &m))
-			goto out;
-	}
+	if (!mpi_sweep_path(&w, &m, &o, &c.send, &c.recv))
+		goto out;
 	if (!w.quiet)
 		printf("# kunai bisection: rank r <-> rank r + %d, %s, nccl-tests row format\n"
 		       "# nRanks %d minBytes %zu maxBytes %zu step: %ld(factor) warmup iters: %ld iters: %ld "

@@ -20,100 +20,34 @@
 #include "mpi_gpu.h"
 #include "wl.h"
 
-struct opts {
-	long samples, dim, hidden, classes, batch, epochs, steps, seed, expect;
-	double lr, momentum, max_ratio, min_acc, max_spread, timeout;
-	bool force_wrong, cpu;
-};
-
-static void
-usage(void)
-{
-	puts("usage: ddp_smoke [options]   (under mpirun/srun: one rank per GPU)\n"
-	     "Data-parallel training of a 2-layer MLP on a seeded, linearly separable data\n"
-	     "set: gradients all-reduced with NCCL on GPUs, or with MPI on the CPU.\n\n"
-	     "  --samples N         training samples (default 4000)\n"
-	     "  --dim N --hidden N --classes N   model shape (default 128, 256, 4)\n"
-	     "  --batch N           global batch, split between ranks (default 256)\n"
-	     "  --epochs N          epochs (default 5; 1 is valid)\n"
-	     "  --steps N           at most N batches per epoch (default 0: all)\n"
-	     "  --lr X --momentum X SGD (default 0.1, 0.9)\n"
-	     "  --seed N            data and initial weights (default 42)\n"
-	     "  --max-loss-ratio X  pass when loss_end < X * loss_start (default 0.8)\n"
-	     "  --min-accuracy X    pass when the accuracy after training >= X (default 0:\n"
-	     "                      reported only, as the original DDP test did)\n"
-	     "  --max-param-spread X  pass when (max - min) / max(1, |max|) of the ranks'\n"
-	     "                      parameter checksums <= X (default 1e-5)\n"
-	     "  --timeout S         an NCCL operation running longer fails (default 600)\n"
-	     "  --expect-gpus N     GPUs per node (fewer fails; 0: the CPU path;\n"
-	     "                      default: GPUs if any node has one, else the CPU)\n"
-	     "  --cpu               the CPU path even when GPUs are present\n"
-	     "  --force-wrong       the last rank steps with another learning rate, so the\n"
-	     "                      ranks diverge (one rank: gradient ascent)\n"
-	     "  --help              this help\n\n"
-	     "Rank 0 prints [DDP] log lines, one JSON line, then [RESULT] SUCCESS|FAILURE|SKIPPED.");
-}
-
-static int
-parse(struct wl *w, int argc, char **argv, struct opts *o)
-{
-	static const struct {
-		const char *name;
-		long lo, hi;
-	} ints[] = {
-		{"--samples", 1, 10000000}, {"--dim", 1, 65536}, {"--hidden", 1, 65536}, {"--classes", 2, 65536},
-		{"--batch", 1, 1000000}, {"--epochs", 1, 100000}, {"--steps", 0, 100000000},
-		{"--seed", 0, 2147483647}, {"--expect-gpus", 0, 64},
-	};
-	long *idst[] = {&o->samples, &o->dim, &o->hidden, &o->classes, &o->batch, &o->epochs, &o->steps,
-	                &o->seed, &o->expect};
-	static const struct {
-		const char *name;
-		double lo, hi;
-	} dbls[] = {{"--lr", 0, 100}, {"--momentum", 0, 0.9999}, {"--max-loss-ratio", 0, 10},
-	            {"--min-accuracy", 0, 1}, {"--max-param-spread", 0, 1e9}, {"--timeout", 1, 1e7}};
-	double *ddst[] = {&o->lr, &o->momentum, &o->max_ratio, &o->min_acc, &o->max_spread, &o->timeout};
-	const size_t ni = sizeof(ints) / sizeof(ints[0]), nd = sizeof(dbls) / sizeof(dbls[0]);
-	const char *v;
-	size_t f, g;
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			if (!w->quiet)
-				usage();
-			return -1;
-		} else if (strcmp(a, "--force-wrong") == 0) {
-			o->force_wrong = true;
-			continue;
-		} else if (strcmp(a, "--cpu") == 0) {
-			o->cpu = true;
-			continue;
-		}
-		v = NULL;
-		for (f = 0; f < ni && !wl_opt(argv, argc, &i, ints[f].name, &v); f++)
-			;
-		for (g = 0; f == ni && g < nd && !wl_opt(argv, argc, &i, dbls[g].name, &v); g++)
-			;
-		if (f == ni && g == nd)
-			return wl_usage_error(w, "unknown option '%s'", a);
-		if (!v)
-			return wl_usage_error(w, "%s needs a value", a);
-		if (f < ni) {
-			if (!wl_parse_long(v, ints[f].lo, ints[f].hi, idst[f]))
-				return wl_usage_error(w, "%s '%s': expected an integer from %ld to %ld", ints[f].name, v,
-				                      ints[f].lo, ints[f].hi);
-		} else if (!wl_parse_double(v, dbls[g].lo, dbls[g].hi, ddst[g]))
-			return wl_usage_error(w, "%s '%s': expected a number from %g to %g", dbls[g].name, v, dbls[g].lo,
-			                      dbls[g].hi);
-	}
-	return 0;
-}
+static const char usage[] =
+	"usage: ddp_smoke [options]   (under mpirun/srun: one rank per GPU)\n"
+	"Data-parallel training of a 2-layer MLP on a seeded, linearly separable data\n"
+	"set: gradients all-reduced with NCCL on GPUs, or with MPI on the CPU.\n\n"
+	"  --samples N         training samples (default 4000)\n"
+	"  --dim N --hidden N --classes N   model shape (default 128, 256, 4)\n"
+	"  --batch N           global batch, split between ranks (default 256)\n"
+	"  --epochs N          epochs (default 5; 1 is valid)\n"
+	"  --steps N           at most N batches per epoch (default 0: all)\n"
+	"  --lr X --momentum X SGD (default 0.1, 0.9)\n"
+	"  --seed N            data and initial weights (default 42)\n"
+	"  --max-loss-ratio X  pass when loss_end < X * loss_start (default 0.8)\n"
+	"  --min-accuracy X    pass when the accuracy after training >= X (default 0:\n"
+	"                      reported only, as the original DDP test did)\n"
+	"  --max-param-spread X  pass when (max - min) / max(1, |max|) of the ranks'\n"
+	"                      parameter checksums <= X (default 1e-5)\n"
+	"  --timeout S         an NCCL operation running longer fails (default 600)\n"
+	"  --expect-gpus N     GPUs per node (fewer fails; 0: the CPU path;\n"
+	"                      default: GPUs if any node has one, else the CPU)\n"
+	"  --cpu               the CPU path even when GPUs are present\n"
+	"  --force-wrong       the last rank steps with another learning rate, so the\n"
+	"                      ranks diverge (one rank: gradient ascent)\n"
+	"  --help              this help\n\n"
+	"Rank 0 prints [DDP] log lines, one JSON line, then [RESULT] SUCCESS|FAILURE|SKIPPED.";
 
 struct trainer {
 	struct wl *w;
-	const struct opts *o;
+	const struct mlp_opts *o;
 	struct mpi_env *m;
 	const struct mlp_ops *ops;
 	const struct mlp_data *d;
@@ -127,7 +61,7 @@ struct trainer {
 static bool
 evaluate(struct trainer *t, float *x, int *y, double *loss, double *acc)
 {
-	const struct opts *o = t->o;
+	const struct mlp_opts *o = t->o;
 	double local[2] = {0, 0}, all[2];
 	int n = 0, i, correct = 0;
 
@@ -150,7 +84,7 @@ evaluate(struct trainer *t, float *x, int *y, double *loss, double *acc)
 static bool
 step(struct trainer *t, const int *perm, int b, float *bx, int *by, float lr, double *loss)
 {
-	const struct opts *o = t->o;
+	const struct mlp_opts *o = t->o;
 	double local = 0, all = 0;
 	int nb = 0, i, correct, rc;
 
@@ -183,7 +117,7 @@ step(struct trainer *t, const int *perm, int b, float *bx, int *by, float lr, do
 static void
 train(struct trainer *t)
 {
-	const struct opts *o = t->o;
+	const struct mlp_opts *o = t->o;
 	struct mlp_shape s = {(int)o->dim, (int)o->hidden, (int)o->classes};
 	int n = (int)o->samples, share = n / t->m->size + 1, *perm = NULL, *by = NULL, e, b, i, batches;
 	float *params = NULL, *bx = NULL, lr = (float)o->lr;
@@ -255,21 +189,12 @@ train(struct trainer *t)
 	wl_log(t->w, "after %ld steps on %d ranks: loss %.4f (%.1f%% of the start), accuracy %.3f, parameter "
 	       "checksum %.9g (spread %.3g), %.2f s", steps, t->m->size, loss_end, 100 * loss_end / loss_start, acc,
 	       hi, spread, wl_now() - t0);
-	cJSON_AddNumberToObject(t->w->json, "steps", (double)steps);
-	cJSON_AddNumberToObject(t->w->json, "loss_start", loss_start);
-	cJSON_AddNumberToObject(t->w->json, "loss_end", isfinite(loss_end) ? loss_end : -1);
-	cJSON_AddNumberToObject(t->w->json, "accuracy", acc);
+	mlp_record(t->w, steps, loss_start, loss_end, acc);
 	cJSON_AddNumberToObject(t->w->json, "checksum_spread", spread);
 	cJSON_AddNumberToObject(t->w->json, "time_s", wl_now() - t0);
 	if (t->m->rank != 0)
 		goto out;
-	if (!isfinite(loss_end))
-		wl_fail(t->w, "the final loss is not finite (%g)", loss_end);
-	else if (!(loss_end < o->max_ratio * loss_start))
-		wl_fail(t->w, "loss did not drop enough: %.4f -> %.4f, needs < %.2f x start", loss_start, loss_end,
-		        o->max_ratio);
-	if (!(acc >= o->min_acc))
-		wl_fail(t->w, "accuracy %.3f is below %.2f", acc, o->min_acc);
+	mlp_judge(t->w, o, loss_start, loss_end, acc);
 	if (!(spread <= o->max_spread))
 		wl_fail(t->w, "parameters differ between ranks: checksums %.9g .. %.9g (spread %.3g > %g)", lo, hi,
 		        spread, o->max_spread);
@@ -286,7 +211,13 @@ out:
 int
 main(int argc, char **argv)
 {
-	struct opts o = {4000, 128, 256, 4, 256, 5, 0, 42, -1, 0.1, 0.9, 0.8, 0, 1e-5, 600, false, false};
+	struct mlp_opts o = {.samples = 4000, .dim = 128, .hidden = 256, .classes = 4, .batch = 256, .epochs = 5,
+	                     .seed = 42, .expect = -1, .lr = 0.1, .momentum = 0.9, .max_ratio = 0.8,
+	                     .max_spread = 1e-5, .timeout = 600};
+	struct wl_flag flags[MLP_NFLAGS + 2] = {
+		[MLP_NFLAGS] = {.l = "--max-param-spread", .kind = WL_DOUBLE, .dst = &o.max_spread, .lo = 0, .hi = 1e9},
+		{.l = "--timeout", .kind = WL_DOUBLE, .dst = &o.timeout, .lo = 1, .hi = 1e7},
+	};
 	struct mlp_shape s;
 	struct mlp_data d = {0};
 	struct mpi_env m;
@@ -296,11 +227,9 @@ main(int argc, char **argv)
 
 	wl_init(&w, "ddp_smoke", "[DDP]");
 	mpi_start(&w, &argc, &argv, &m);
-	if ((rc = parse(&w, argc, argv, &o))) {
-		if (rc < 0)
-			wl_free(&w); /* --help */
-		return mpi_usage_exit(rc < 0 ? 0 : rc);
-	}
+	mlp_flags(&o, flags);
+	if (!mpi_parse(&w, argc, argv, flags, MLP_NFLAGS + 2, usage, &rc))
+		return rc;
 	if (o.batch < m.size || o.batch > o.samples) {
 		if (m.rank == 0)
 			wl_fail(&w, "--batch %ld: the global batch must hold at least one sample per rank (%d) and at most "

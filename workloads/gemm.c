@@ -27,30 +27,27 @@ struct opts {
 	bool force_wrong, cpu;
 };
 
-static void
-usage(void)
-{
-	puts("usage: gemm [options]\n"
-	     "GEMM throughput per GPU (cuBLAS), or a multithreaded C GEMM without GPUs.\n"
-	     "Inputs have an exactly known product; every element of C is checked.\n\n"
-	     "  --size N            M = N = K (default 8192 on GPUs, 1024 on the CPU)\n"
-	     "  --m M --n N --k K   a non-square shape\n"
-	     "  --precision LIST    fp64,fp32,tf32,bf16,fp16 (default: all on GPUs,\n"
-	     "                      fp64,fp32 on the CPU, which has no tf32/bf16/fp16 path)\n"
-	     "  --warmup N          untimed GEMMs first (default 5 on GPUs, 1 on the CPU)\n"
-	     "  --iters N           GEMMs per timed repetition (default 20 on GPUs, 1 on the CPU)\n"
-	     "  --reps N            timed repetitions; the median is reported (default 5, 3)\n"
-	     "  --threads N         CPU threads (default: the CPUs this process may use)\n"
-	     "  --expect-gpus N     GPUs this node must have: fewer, or unusable, fails;\n"
-	     "                      0 runs the CPU path (default: GPUs if present, else CPU)\n"
-	     "  --cpu               the CPU path even when GPUs are present\n"
-	     "  --min-tflops X|P=X,...  floor per GPU (all precisions, or per precision)\n"
-	     "  --max-spread F      fail when (max - min) / median TFLOP/s across the\n"
-	     "                      node's GPUs exceeds F (default 0.10)\n"
-	     "  --force-wrong       corrupt one element of C (tests that the check fails)\n"
-	     "  --help              this help\n\n"
-	     "Prints [GEMM] log lines, one JSON line, then [RESULT] SUCCESS|FAILURE|SKIPPED.");
-}
+static const char usage[] =
+	"usage: gemm [options]\n"
+	"GEMM throughput per GPU (cuBLAS), or a multithreaded C GEMM without GPUs.\n"
+	"Inputs have an exactly known product; every element of C is checked.\n\n"
+	"  --size N            M = N = K (default 8192 on GPUs, 1024 on the CPU)\n"
+	"  --m M --n N --k K   a non-square shape\n"
+	"  --precision LIST    fp64,fp32,tf32,bf16,fp16 (default: all on GPUs,\n"
+	"                      fp64,fp32 on the CPU, which has no tf32/bf16/fp16 path)\n"
+	"  --warmup N          untimed GEMMs first (default 5 on GPUs, 1 on the CPU)\n"
+	"  --iters N           GEMMs per timed repetition (default 20 on GPUs, 1 on the CPU)\n"
+	"  --reps N            timed repetitions; the median is reported (default 5, 3)\n"
+	"  --threads N         CPU threads (default: the CPUs this process may use)\n"
+	"  --expect-gpus N     GPUs this node must have: fewer, or unusable, fails;\n"
+	"                      0 runs the CPU path (default: GPUs if present, else CPU)\n"
+	"  --cpu               the CPU path even when GPUs are present\n"
+	"  --min-tflops X|P=X,...  floor per GPU (all precisions, or per precision)\n"
+	"  --max-spread F      fail when (max - min) / median TFLOP/s across the\n"
+	"                      node's GPUs exceeds F (default 0.10)\n"
+	"  --force-wrong       corrupt one element of C (tests that the check fails)\n"
+	"  --help              this help\n\n"
+	"Prints [GEMM] log lines, one JSON line, then [RESULT] SUCCESS|FAILURE|SKIPPED.";
 
 static int
 find_prec(const char *s, size_t n)
@@ -64,8 +61,9 @@ find_prec(const char *s, size_t n)
 }
 
 static bool
-parse_precisions(const char *s, struct opts *o)
+parse_precisions(const char *s, void *opts)
 {
+	struct opts *o = opts;
 	const char *p = s;
 
 	memset(o->prec, 0, sizeof(o->prec));
@@ -85,8 +83,9 @@ parse_precisions(const char *s, struct opts *o)
 
 /* "X" for every precision, or "bf16=600,fp32=40". */
 static bool
-parse_floor(const char *s, struct opts *o)
+parse_floor(const char *s, void *opts)
 {
+	struct opts *o = opts;
 	char buf[64];
 	const char *p = s;
 	double v;
@@ -423,54 +422,26 @@ gpu_path(struct wl *w, const struct opts *o, int ndev, cJSON *results, cJSON *me
 static int
 parse(struct wl *w, int argc, char **argv, struct opts *o)
 {
-	static const struct {
-		const char *name;
-		long lo, hi;
-	} ints[] = {
-		{"--size", 1, 65536}, {"--m", 1, 65536}, {"--n", 1, 65536}, {"--k", 1, 65536},
-		{"--warmup", 0, 1000}, {"--iters", 1, 100000}, {"--reps", 1, 64},
-		{"--threads", 1, MAX_THREADS}, {"--expect-gpus", 0, 64},
+	const struct wl_flag flags[] = {
+		{.l = "--size", .kind = WL_LONG, .dst = &o->size, .lo = 1, .hi = 65536},
+		{.l = "--m", .kind = WL_LONG, .dst = &o->m, .lo = 1, .hi = 65536},
+		{.l = "--n", .kind = WL_LONG, .dst = &o->n, .lo = 1, .hi = 65536},
+		{.l = "--k", .kind = WL_LONG, .dst = &o->k, .lo = 1, .hi = 65536},
+		{.l = "--warmup", .kind = WL_LONG, .dst = &o->warmup, .lo = 0, .hi = 1000},
+		{.l = "--iters", .kind = WL_LONG, .dst = &o->iters, .lo = 1, .hi = 100000},
+		{.l = "--reps", .kind = WL_LONG, .dst = &o->reps, .lo = 1, .hi = 64},
+		{.l = "--threads", .kind = WL_LONG, .dst = &o->threads, .lo = 1, .hi = MAX_THREADS},
+		{.l = "--expect-gpus", .kind = WL_LONG, .dst = &o->expect, .lo = 0, .hi = 64},
+		{.l = "--precision", .kind = WL_CALL, .dst = o, .call = parse_precisions,
+		 .bad = "expected a list of fp64,fp32,tf32,bf16,fp16"},
+		{.l = "--min-tflops", .kind = WL_CALL, .dst = o, .call = parse_floor, .bad = "expected X or PREC=X,..."},
+		{.l = "--max-spread", .kind = WL_DOUBLE, .dst = &o->max_spread, .lo = 0, .hi = 1e6,
+		 .bad = "expected a fraction >= 0"},
+		{.l = "--force-wrong", .kind = WL_SET, .dst = &o->force_wrong},
+		{.l = "--cpu", .kind = WL_SET, .dst = &o->cpu},
 	};
-	long *dst[] = {&o->size, &o->m, &o->n, &o->k, &o->warmup, &o->iters, &o->reps, &o->threads, &o->expect};
-	const char *v;
-	size_t f;
-	int i;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage();
-			exit(0);
-		} else if (strcmp(a, "--force-wrong") == 0) {
-			o->force_wrong = true;
-			continue;
-		} else if (strcmp(a, "--cpu") == 0) {
-			o->cpu = true;
-			continue;
-		}
-		if (wl_opt(argv, argc, &i, "--precision", &v)) {
-			if (v && !parse_precisions(v, o))
-				return wl_usage_error(w, "--precision '%s': expected a list of fp64,fp32,tf32,bf16,fp16", v);
-		} else if (wl_opt(argv, argc, &i, "--min-tflops", &v)) {
-			if (v && !parse_floor(v, o))
-				return wl_usage_error(w, "--min-tflops '%s': expected X or PREC=X,...", v);
-		} else if (wl_opt(argv, argc, &i, "--max-spread", &v)) {
-			if (v && !wl_parse_double(v, 0, 1e6, &o->max_spread))
-				return wl_usage_error(w, "--max-spread '%s': expected a fraction >= 0", v);
-		} else {
-			for (f = 0; f < sizeof(ints) / sizeof(ints[0]); f++)
-				if (wl_opt(argv, argc, &i, ints[f].name, &v))
-					break;
-			if (f == sizeof(ints) / sizeof(ints[0]))
-				return wl_usage_error(w, "unknown option '%s'", a);
-			if (v && !wl_parse_long(v, ints[f].lo, ints[f].hi, dst[f]))
-				return wl_usage_error(w, "%s '%s': expected an integer from %ld to %ld", ints[f].name, v,
-				                      ints[f].lo, ints[f].hi);
-		}
-		if (!v)
-			return wl_usage_error(w, "%s needs a value", a);
-	}
-	return 0;
+	return wl_parse(w, argc, argv, flags, sizeof(flags) / sizeof(flags[0]), usage);
 }
 
 int
@@ -486,7 +457,7 @@ main(int argc, char **argv)
 
 	wl_init(&w, "gemm", "[GEMM]");
 	if ((rc = parse(&w, argc, argv, &o)))
-		return rc;
+		return rc < 0 ? 0 : rc; /* --help, or a usage error */
 	gpu = !o.cpu && o.expect != 0;
 	if (gpu) {
 		ndev = gpu_count(why, sizeof(why));

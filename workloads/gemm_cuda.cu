@@ -12,6 +12,7 @@
 
 #include "gemm_pattern.h"
 #include "gpu.h"
+#include "gpu_check.h"
 
 /* Conversions from the pattern's small integers, exact in every type. */
 template <typename T> __device__ T from_int(int v);
@@ -90,22 +91,8 @@ static const struct prec precs[GEMM_NPREC] = {
 	{CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 2, 0x1p-11, false},
 };
 
-#define CUDA_OK(call)                                                                              \
-	do {                                                                                           \
-		cudaError_t e_ = (call);                                                                   \
-		if (e_ != cudaSuccess) {                                                                   \
-			snprintf(why, n, "%s: %s", #call, cudaGetErrorString(e_));                             \
-			goto out;                                                                              \
-		}                                                                                          \
-	} while (0)
-#define BLAS_OK(call)                                                                              \
-	do {                                                                                           \
-		cublasStatus_t s_ = (call);                                                                \
-		if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-			snprintf(why, n, "cuBLAS: %s (%s)", cublasGetStatusString(s_), #call);                 \
-			goto out;                                                                              \
-		}                                                                                          \
-	} while (0)
+#define CUDA_OK(call) CUDA_CHECK(#call, call, goto out)
+#define BLAS_OK(call) CUBLAS_CHECK(#call, call, goto out)
 
 static void
 launch_fill(enum gemm_prec p, void *a, void *b, long m, long nn, long k, cudaStream_t st)

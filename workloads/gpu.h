@@ -2,7 +2,7 @@
  * group of functions is defined twice: in a *_cuda.cu file (CUDA, cuBLAS,
  * NCCL) and in a *_nocuda.c twin that reports "built without ..."; the
  * Makefile links one of the two as configure found the toolkit (muon's
- * *_null.c seam). Every function that can fail returns false (or NULL, or
+ * *_null.c seam); the *_cuda.cu files check their calls with gpu_check.h. Every function that can fail returns false (or NULL, or
  * a negative count) and writes a one-line reason into why[0..n). */
 #ifndef KUNAI_GPU_H
 #define KUNAI_GPU_H

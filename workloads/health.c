@@ -46,25 +46,22 @@ struct gpu {
 struct opts {
 	long expect;
 	const char *smi;
-	bool force_wrong, dmesg;
+	bool force_wrong, no_dmesg;
 };
 
-static void
-usage(void)
-{
-	puts("usage: health [options]\n"
-	     "GPU inventory and health gates from nvidia-smi.\n\n"
-	     "  --expect-gpus N     the node must have exactly N GPUs (0: none expected; a\n"
-	     "                      machine without nvidia-smi is then SKIPPED, not FAILURE)\n"
-	     "  --nvidia-smi PATH   the nvidia-smi to run (default: nvidia-smi from PATH)\n"
-	     "  --no-dmesg          do not count NVRM Xid lines in the kernel log\n"
-	     "  --force-wrong       report an uncorrected ECC error on GPU 0 (tests the gate)\n"
-	     "  --help              this help\n\n"
-	     "Gates: GPU count, ECC enabled, no uncorrected volatile ECC errors, no pending\n"
-	     "page retirement or row remapping, no row remap failure, no throttling clock\n"
-	     "event (hw_slowdown, thermal, power brake), PCIe width at its maximum.\n"
-	     "Prints [HEALTH] log lines, one JSON line, then [RESULT] SUCCESS|FAILURE|SKIPPED.");
-}
+static const char usage[] =
+	"usage: health [options]\n"
+	"GPU inventory and health gates from nvidia-smi.\n\n"
+	"  --expect-gpus N     the node must have exactly N GPUs (0: none expected; a\n"
+	"                      machine without nvidia-smi is then SKIPPED, not FAILURE)\n"
+	"  --nvidia-smi PATH   the nvidia-smi to run (default: nvidia-smi from PATH)\n"
+	"  --no-dmesg          do not count NVRM Xid lines in the kernel log\n"
+	"  --force-wrong       report an uncorrected ECC error on GPU 0 (tests the gate)\n"
+	"  --help              this help\n\n"
+	"Gates: GPU count, ECC enabled, no uncorrected volatile ECC errors, no pending\n"
+	"page retirement or row remapping, no row remap failure, no throttling clock\n"
+	"event (hw_slowdown, thermal, power brake), PCIe width at its maximum.\n"
+	"Prints [HEALTH] log lines, one JSON line, then [RESULT] SUCCESS|FAILURE|SKIPPED.";
 
 /* Runs argv, its standard output into out (NUL-terminated, truncated at
  * n - 1 bytes). Returns the exit status, 127 when it cannot be started. */
@@ -282,36 +279,24 @@ check_gpu(struct wl *w, struct gpu *g, cJSON *arr)
 int
 main(int argc, char **argv)
 {
-	struct opts o = {-1, "nvidia-smi", false, true};
+	struct opts o = {-1, "nvidia-smi", false, false};
+	const struct wl_flag flags[] = {
+		{.l = "--expect-gpus", .kind = WL_LONG, .dst = &o.expect, .lo = 0, .hi = MAX_GPUS,
+		 .need = "needs an integer from 0 to 64"}, /* MAX_GPUS */
+		{.l = "--nvidia-smi", .kind = WL_STRING, .dst = &o.smi, .lo = 1, .need = "needs a path"},
+		{.l = "--no-dmesg", .kind = WL_SET, .dst = &o.no_dmesg},
+		{.l = "--force-wrong", .kind = WL_SET, .dst = &o.force_wrong},
+	};
 	static struct gpu g[MAX_GPUS];
 	struct wl w;
 	char why[512];
-	const char *v;
 	cJSON *arr, *metrics;
 	long x;
-	int i, n;
+	int i, n, rc;
 
 	wl_init(&w, "health", "[HEALTH]");
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage();
-			wl_free(&w);
-			return 0;
-		} else if (strcmp(a, "--force-wrong") == 0)
-			o.force_wrong = true;
-		else if (strcmp(a, "--no-dmesg") == 0)
-			o.dmesg = false;
-		else if (wl_opt(argv, argc, &i, "--expect-gpus", &v)) {
-			if (!v || !wl_parse_long(v, 0, MAX_GPUS, &o.expect))
-				return wl_usage_error(&w, "--expect-gpus needs an integer from 0 to %d", MAX_GPUS);
-		} else if (wl_opt(argv, argc, &i, "--nvidia-smi", &v)) {
-			if (!v || !*v)
-				return wl_usage_error(&w, "--nvidia-smi needs a path");
-			o.smi = v;
-		} else
-			return wl_usage_error(&w, "unknown option '%s'", a);
-	}
+	if ((rc = wl_parse(&w, argc, argv, flags, sizeof(flags) / sizeof(flags[0]), usage)))
+		return rc < 0 ? 0 : rc; /* --help, or a usage error */
 	n = query_gpus(&o, g, why, sizeof(why));
 	if (n <= 0) {
 		if (o.expect > 0)
@@ -340,7 +325,7 @@ main(int argc, char **argv)
 		check_gpu(&w, &g[i], arr);
 	metrics = cJSON_AddObjectToObject(w.json, "metrics");
 	cJSON_AddNumberToObject(metrics, "gpus", n);
-	if (o.dmesg) {
+	if (!o.no_dmesg) {
 		x = xids();
 		if (x < 0)
 			wl_log(&w, "Xid errors: unknown (dmesg cannot be read; needs root or kernel.dmesg_restrict=0)");

@@ -1,5 +1,5 @@
-/* mlp.c: the smoke tests' data set and the CPU backend of the MLP (see
- * mlp.h). Plain loops in the same order of operations as the CUDA kernels
+/* mlp.c: the smoke tests' flags, data set and the CPU backend of the MLP
+ * (see mlp.h). Plain loops in the same order of operations as the CUDA kernels
  * where it matters (max-subtracted softmax, gradients scaled by 1/batch). */
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +8,51 @@
 
 #include "mlp.h"
 #include "wl.h"
+
+void
+mlp_flags(struct mlp_opts *o, struct wl_flag *f)
+{
+	const struct wl_flag flags[MLP_NFLAGS] = {
+		{.l = "--samples", .kind = WL_LONG, .dst = &o->samples, .lo = 1, .hi = 10000000},
+		{.l = "--dim", .kind = WL_LONG, .dst = &o->dim, .lo = 1, .hi = 65536},
+		{.l = "--hidden", .kind = WL_LONG, .dst = &o->hidden, .lo = 1, .hi = 65536},
+		{.l = "--classes", .kind = WL_LONG, .dst = &o->classes, .lo = 2, .hi = 65536},
+		{.l = "--batch", .kind = WL_LONG, .dst = &o->batch, .lo = 1, .hi = 1000000},
+		{.l = "--epochs", .kind = WL_LONG, .dst = &o->epochs, .lo = 1, .hi = 100000},
+		{.l = "--steps", .kind = WL_LONG, .dst = &o->steps, .lo = 0, .hi = 100000000},
+		{.l = "--seed", .kind = WL_LONG, .dst = &o->seed, .lo = 0, .hi = 2147483647},
+		{.l = "--expect-gpus", .kind = WL_LONG, .dst = &o->expect, .lo = 0, .hi = 64},
+		{.l = "--lr", .kind = WL_DOUBLE, .dst = &o->lr, .lo = 0, .hi = 100},
+		{.l = "--momentum", .kind = WL_DOUBLE, .dst = &o->momentum, .lo = 0, .hi = 0.9999},
+		{.l = "--max-loss-ratio", .kind = WL_DOUBLE, .dst = &o->max_ratio, .lo = 0, .hi = 10},
+		{.l = "--min-accuracy", .kind = WL_DOUBLE, .dst = &o->min_acc, .lo = 0, .hi = 1},
+		{.l = "--force-wrong", .kind = WL_SET, .dst = &o->force_wrong},
+		{.l = "--cpu", .kind = WL_SET, .dst = &o->cpu},
+	};
+
+	memcpy(f, flags, sizeof(flags));
+}
+
+void
+mlp_record(struct wl *w, long steps, double loss_start, double loss_end, double acc)
+{
+	cJSON_AddNumberToObject(w->json, "steps", (double)steps);
+	cJSON_AddNumberToObject(w->json, "loss_start", loss_start);
+	cJSON_AddNumberToObject(w->json, "loss_end", isfinite(loss_end) ? loss_end : -1);
+	cJSON_AddNumberToObject(w->json, "accuracy", acc);
+}
+
+void
+mlp_judge(struct wl *w, const struct mlp_opts *o, double loss_start, double loss_end, double acc)
+{
+	if (!isfinite(loss_end))
+		wl_fail(w, "the final loss is not finite (%g)", loss_end);
+	else if (!(loss_end < o->max_ratio * loss_start))
+		wl_fail(w, "loss did not drop enough: %.4f -> %.4f, needs < %.2f x start", loss_start, loss_end,
+		        o->max_ratio);
+	if (!(acc >= o->min_acc))
+		wl_fail(w, "accuracy %.3f is below %.2f", acc, o->min_acc);
+}
 
 void
 mlp_layout(const struct mlp_shape *s, struct mlp_layout *l)

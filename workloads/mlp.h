@@ -1,6 +1,7 @@
 /* mlp.h: the training smoke tests' model and data, shared by train_smoke and
  * ddp_smoke and by their CPU (mlp.c) and CUDA (mlp_cuda.cu) backends, so both
- * paths do the same maths on the same data.
+ * paths do the same maths on the same data; and what the two programs share
+ * around it: their flags, the result they record and its verdict.
  *
  * Data: x ~ N(0, 1) in `dim` features, label = argmax(x . W*) over `classes`
  * for a hidden W* drawn from the same seed: linearly separable, as in the
@@ -72,6 +73,27 @@ struct mlp_ops {
 
 extern const struct mlp_ops mlp_cpu_ops; /* mlp.c */
 extern const struct mlp_ops mlp_gpu_ops; /* mlp_cuda.cu, or mlp_nocuda.c */
+
+/* The flags of train_smoke and ddp_smoke, in one struct: those both take
+ * (mlp_flags) and each one's own (train_smoke: --test-samples, --device;
+ * ddp_smoke: --max-param-spread, --timeout). */
+struct mlp_opts {
+	long samples, test_samples, dim, hidden, classes, batch, epochs, steps, seed, expect, device;
+	double lr, momentum, max_ratio, min_acc, max_spread, timeout;
+	bool force_wrong, cpu;
+};
+enum { MLP_NFLAGS = 15 };
+struct wl_flag;
+/* Writes the table of the flags both take into f[0..MLP_NFLAGS). */
+void mlp_flags(struct mlp_opts *o, struct wl_flag *f);
+
+struct wl;
+/* The result both record: "steps", "loss_start", "loss_end" (-1 when not
+ * finite) and "accuracy" into w's JSON. */
+void mlp_record(struct wl *w, long steps, double loss_start, double loss_end, double acc);
+/* Both verdicts: the final loss finite and below --max-loss-ratio times the
+ * start, the accuracy at least --min-accuracy; records each failure. */
+void mlp_judge(struct wl *w, const struct mlp_opts *o, double loss_start, double loss_end, double acc);
 
 /* A checksum of the parameters that a permutation or a one-ulp change
  * moves: sum of p[i] * (1 + (i % 7)) in double. */

@@ -9,6 +9,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "gpu_check.h"
 #include "mlp.h"
 
 struct gpum {
@@ -25,22 +26,8 @@ struct gpum {
 	int *hcorrect;
 };
 
-#define CK(call)                                                                                   \
-	do {                                                                                           \
-		cudaError_t e_ = (call);                                                                   \
-		if (e_ != cudaSuccess) {                                                                   \
-			snprintf(why, n, "%s: %s", #call, cudaGetErrorString(e_));                             \
-			return false;                                                                          \
-		}                                                                                          \
-	} while (0)
-#define BK(call)                                                                                   \
-	do {                                                                                           \
-		cublasStatus_t s_ = (call);                                                                \
-		if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-			snprintf(why, n, "cuBLAS: %s (%s)", cublasGetStatusString(s_), #call);                 \
-			return false;                                                                          \
-		}                                                                                          \
-	} while (0)
+#define CK(call) CUDA_CHECK(#call, call, return false)
+#define BK(call) CUBLAS_CHECK(#call, call, return false)
 
 static int
 blocks(long total)

@@ -1,5 +1,5 @@
-/* mpi_gpu.c: ranks, path choice, NCCL bootstrap and failure collection for
- * the MPI workloads (see mpi_gpu.h). */
+/* mpi_gpu.c: ranks, flags, path choice, NCCL bootstrap, failure collection
+ * and the size sweep's set-up for the MPI workloads (see mpi_gpu.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,9 +191,57 @@ mpi_finish(struct wl *w, struct mpi_env *m)
 	return rc;
 }
 
-int
-mpi_usage_exit(int rc)
+bool
+mpi_parse(struct wl *w, int argc, char **argv, const struct wl_flag *flags, size_t n, const char *usage, int *rc)
 {
+	if (!(*rc = wl_parse(w, argc, argv, flags, n, usage)))
+		return true;
+	if (*rc < 0)
+		*rc = 0; /* --help */
 	MPI_Finalize();
-	return rc;
+	return false;
+}
+
+bool
+mpi_sweep_parse(struct wl *w, int argc, char **argv, struct mpi_sweep *o, const char *floor_flag,
+                const char *usage, int *rc)
+{
+	const struct wl_flag flags[] = {
+		{.s = "-b", .l = "--minbytes", .kind = WL_SIZE, .dst = &o->minbytes, .lo = 1},
+		{.s = "-e", .l = "--maxbytes", .kind = WL_SIZE, .dst = &o->maxbytes, .lo = 1},
+		{.s = "-f", .l = "--stepfactor", .kind = WL_LONG, .dst = &o->factor, .lo = 2, .hi = 1024},
+		{.s = "-n", .l = "--iters", .kind = WL_LONG, .dst = &o->iters, .lo = 1, .hi = 1000000},
+		{.s = "-w", .l = "--warmup", .kind = WL_LONG, .dst = &o->warmup, .lo = 0, .hi = 1000000},
+		{.s = "-c", .l = "--check", .kind = WL_LONG, .dst = &o->check, .lo = 0, .hi = 1},
+		{.l = "--expect-gpus", .kind = WL_LONG, .dst = &o->expect, .lo = 0, .hi = 64},
+		{.l = floor_flag, .kind = WL_DOUBLE, .dst = &o->floor, .lo = 0, .hi = 1e9, .bad = "expected GB/s"},
+		{.l = "--timeout", .kind = WL_DOUBLE, .dst = &o->timeout, .lo = 1, .hi = 1e7, .bad = "expected seconds"},
+		{.l = "--force-wrong", .kind = WL_SET, .dst = &o->force_wrong},
+		{.l = "--cpu", .kind = WL_SET, .dst = &o->cpu},
+	};
+
+	if (!mpi_parse(w, argc, argv, flags, sizeof(flags) / sizeof(flags[0]), usage, rc))
+		return false;
+	if (o->minbytes <= o->maxbytes)
+		return true;
+	*rc = wl_usage_error(w, "--minbytes %zu is larger than --maxbytes %zu", o->minbytes, o->maxbytes);
+	MPI_Finalize();
+	return false;
+}
+
+bool
+mpi_sweep_path(struct wl *w, struct mpi_env *m, const struct mpi_sweep *o, float **send, float **recv)
+{
+	size_t maxcount = o->maxbytes / sizeof(float);
+
+	*send = *recv = NULL;
+	if (!mpi_choose_path(w, m, o->expect, o->cpu, maxcount * sizeof(float), o->timeout))
+		return false;
+	if (m->gpu || maxcount == 0)
+		return true;
+	*send = malloc(maxcount * sizeof(float));
+	*recv = malloc(maxcount * sizeof(float));
+	if (!*send || !*recv)
+		wl_fail(w, "rank %d on %s: cannot allocate 2 x %zu bytes", m->rank, m->host, o->maxbytes);
+	return mpi_sync(w, m);
 }

@@ -1,7 +1,9 @@
 /* mpi_gpu.h: what the MPI workloads (allreduce, ddp_smoke, bisection) share:
- * ranks and local ranks, one rank per GPU with the GPU or CPU path agreed by
- * every rank, the NCCL communicator bootstrapped over MPI, and failures
- * collected on rank 0, which alone prints the JSON and [RESULT] lines. */
+ * ranks and local ranks, flags parsed on every rank, one rank per GPU with
+ * the GPU or CPU path agreed by every rank, the NCCL communicator
+ * bootstrapped over MPI, failures collected on rank 0, which alone prints
+ * the JSON and [RESULT] lines, and the size sweep of the two collective
+ * benchmarks (allreduce, bisection). */
 #ifndef KUNAI_MPI_GPU_H
 #define KUNAI_MPI_GPU_H
 
@@ -9,6 +11,7 @@
 #include <stddef.h>
 
 struct wl;
+struct wl_flag;
 
 struct mpi_env {
 	int rank, size, local_rank, local_size;
@@ -35,7 +38,28 @@ void mpi_print_devices(struct wl *w, const struct mpi_env *m);
 /* Collects failures, closes NCCL, prints the result on rank 0,
  * MPI_Finalize; returns the exit status, the same on every rank. */
 int mpi_finish(struct wl *w, struct mpi_env *m);
-/* A usage error: rank 0 reports it; every rank finalizes and returns 2. */
-int mpi_usage_exit(int rc);
+/* wl_parse on every rank (rank 0 alone prints). Returns true to go on;
+ * false after --help or a usage error, with MPI finalized and *rc the exit
+ * status (0 or 2). */
+bool mpi_parse(struct wl *w, int argc, char **argv, const struct wl_flag *flags, size_t n, const char *usage,
+               int *rc);
+
+/* What allreduce and bisection share: sizes from -b to -e by -f, each with
+ * -w untimed then -n timed operations and a check (-c), on the path that
+ * --expect-gpus and --cpu choose. */
+struct mpi_sweep {
+	size_t minbytes, maxbytes;
+	long factor, iters, warmup, check, expect;
+	double floor, timeout; /* floor: the program's GB/s floor flag, 0: none */
+	bool force_wrong, cpu;
+};
+/* mpi_parse of the sweep's flags and floor_flag ("--min-busbw X"); a
+ * --minbytes above --maxbytes is a usage error. */
+bool mpi_sweep_parse(struct wl *w, int argc, char **argv, struct mpi_sweep *o, const char *floor_flag,
+                     const char *usage, int *rc);
+/* mpi_choose_path for the largest size, then on the CPU path *send and
+ * *recv of --maxbytes (free them). Returns false (on every rank) after
+ * recording why. Collective. */
+bool mpi_sweep_path(struct wl *w, struct mpi_env *m, const struct mpi_sweep *o, float **send, float **recv);
 
 #endif

@@ -12,6 +12,7 @@
 #include <nccl.h>
 
 #include "gpu.h"
+#include "gpu_check.h"
 
 struct nc {
 	ncclComm_t comm;
@@ -22,22 +23,8 @@ struct nc {
 	double timeout;
 };
 
-#define CK(call)                                                                                   \
-	do {                                                                                           \
-		cudaError_t e_ = (call);                                                                   \
-		if (e_ != cudaSuccess) {                                                                   \
-			snprintf(why, n, "%s: %s", #call, cudaGetErrorString(e_));                             \
-			return false;                                                                          \
-		}                                                                                          \
-	} while (0)
-#define NK(call)                                                                                   \
-	do {                                                                                           \
-		ncclResult_t r_ = (call);                                                                  \
-		if (r_ != ncclSuccess) {                                                                   \
-			snprintf(why, n, "%s: %s", #call, ncclGetErrorString(r_));                             \
-			return false;                                                                          \
-		}                                                                                          \
-	} while (0)
+#define CK(call) CUDA_CHECK(#call, call, return false)
+#define NK(call) NCCL_CHECK(#call, call, return false)
 
 static double
 now(void)

@@ -17,97 +17,32 @@
 #include "mlp.h"
 #include "wl.h"
 
-struct opts {
-	long samples, test_samples, dim, hidden, classes, batch, epochs, steps, seed, expect, device;
-	double lr, momentum, max_ratio, min_acc;
-	bool force_wrong, cpu;
-};
-
-static void
-usage(void)
-{
-	puts("usage: train_smoke [options]\n"
-	     "Trains a 2-layer MLP on a synthetic, seeded, linearly separable data set on\n"
-	     "one GPU (CUDA + cuBLAS), or on the CPU with the same maths.\n\n"
-	     "  --samples N         training samples (default 4000)\n"
-	     "  --test-samples N    held-out samples, for the reported test accuracy (default 1000)\n"
-	     "  --dim N --hidden N --classes N   model shape (default 128, 256, 4)\n"
-	     "  --batch N           batch size (default 256)\n"
-	     "  --epochs N          epochs (default 5)\n"
-	     "  --steps N           at most N batches per epoch (default 0: all)\n"
-	     "  --lr X --momentum X SGD (default 0.1, 0.9)\n"
-	     "  --seed N            data and initial weights (default 42)\n"
-	     "  --max-loss-ratio X  pass when loss_end < X * loss_start (default 0.7)\n"
-	     "  --min-accuracy X    pass when the training-set accuracy after training\n"
-	     "                      is >= X (default 0.9)\n"
-	     "  --expect-gpus N     GPUs this node must have (fewer fails; 0: the CPU path;\n"
-	     "                      default: a GPU if present, else the CPU)\n"
-	     "  --device N          the GPU to train on (default 0)\n"
-	     "  --cpu               the CPU path even when GPUs are present\n"
-	     "  --force-wrong       scramble the training labels (tests that the check fails)\n"
-	     "  --help              this help\n\n"
-	     "Prints [TRAIN] log lines, one JSON line, then [RESULT] SUCCESS|FAILURE|SKIPPED.");
-}
-
-static int
-parse(struct wl *w, int argc, char **argv, struct opts *o)
-{
-	static const struct {
-		const char *name;
-		long lo, hi;
-	} ints[] = {
-		{"--samples", 1, 10000000}, {"--test-samples", 1, 10000000}, {"--dim", 1, 65536},
-		{"--hidden", 1, 65536}, {"--classes", 2, 65536}, {"--batch", 1, 1000000}, {"--epochs", 1, 100000},
-		{"--steps", 0, 100000000}, {"--seed", 0, 2147483647}, {"--expect-gpus", 0, 64}, {"--device", 0, 63},
-	};
-	long *idst[] = {&o->samples, &o->test_samples, &o->dim, &o->hidden, &o->classes, &o->batch,
-	                &o->epochs, &o->steps, &o->seed, &o->expect, &o->device};
-	static const struct {
-		const char *name;
-		double lo, hi;
-	} dbls[] = {{"--lr", 0, 100}, {"--momentum", 0, 0.9999}, {"--max-loss-ratio", 0, 10}, {"--min-accuracy", 0, 1}};
-	double *ddst[] = {&o->lr, &o->momentum, &o->max_ratio, &o->min_acc};
-	const char *v;
-	size_t f, g;
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage();
-			exit(0);
-		} else if (strcmp(a, "--force-wrong") == 0) {
-			o->force_wrong = true;
-			continue;
-		} else if (strcmp(a, "--cpu") == 0) {
-			o->cpu = true;
-			continue;
-		}
-		v = NULL;
-		for (f = 0; f < sizeof(ints) / sizeof(ints[0]); f++)
-			if (wl_opt(argv, argc, &i, ints[f].name, &v))
-				break;
-		for (g = 0; f == sizeof(ints) / sizeof(ints[0]) && g < sizeof(dbls) / sizeof(dbls[0]); g++)
-			if (wl_opt(argv, argc, &i, dbls[g].name, &v))
-				break;
-		if (f == sizeof(ints) / sizeof(ints[0]) && g == sizeof(dbls) / sizeof(dbls[0]))
-			return wl_usage_error(w, "unknown option '%s'", a);
-		if (!v)
-			return wl_usage_error(w, "%s needs a value", a);
-		if (f < sizeof(ints) / sizeof(ints[0])) {
-			if (!wl_parse_long(v, ints[f].lo, ints[f].hi, idst[f]))
-				return wl_usage_error(w, "%s '%s': expected an integer from %ld to %ld", ints[f].name, v,
-				                      ints[f].lo, ints[f].hi);
-		} else if (!wl_parse_double(v, dbls[g].lo, dbls[g].hi, ddst[g]))
-			return wl_usage_error(w, "%s '%s': expected a number from %g to %g", dbls[g].name, v, dbls[g].lo,
-			                      dbls[g].hi);
-	}
-	return 0;
-}
+static const char usage[] =
+	"usage: train_smoke [options]\n"
+	"Trains a 2-layer MLP on a synthetic, seeded, linearly separable data set on\n"
+	"one GPU (CUDA + cuBLAS), or on the CPU with the same maths.\n\n"
+	"  --samples N         training samples (default 4000)\n"
+	"  --test-samples N    held-out samples, for the reported test accuracy (default 1000)\n"
+	"  --dim N --hidden N --classes N   model shape (default 128, 256, 4)\n"
+	"  --batch N           batch size (default 256)\n"
+	"  --epochs N          epochs (default 5)\n"
+	"  --steps N           at most N batches per epoch (default 0: all)\n"
+	"  --lr X --momentum X SGD (default 0.1, 0.9)\n"
+	"  --seed N            data and initial weights (default 42)\n"
+	"  --max-loss-ratio X  pass when loss_end < X * loss_start (default 0.7)\n"
+	"  --min-accuracy X    pass when the training-set accuracy after training\n"
+	"                      is >= X (default 0.9)\n"
+	"  --expect-gpus N     GPUs this node must have (fewer fails; 0: the CPU path;\n"
+	"                      default: a GPU if present, else the CPU)\n"
+	"  --device N          the GPU to train on (default 0)\n"
+	"  --cpu               the CPU path even when GPUs are present\n"
+	"  --force-wrong       scramble the training labels (tests that the check fails)\n"
+	"  --help              this help\n\n"
+	"Prints [TRAIN] log lines, one JSON line, then [RESULT] SUCCESS|FAILURE|SKIPPED.";
 
 /* Trains on the first o->samples of data, evaluates on the rest. */
 static void
-train(struct wl *w, const struct opts *o, const struct mlp_ops *ops, const struct mlp_data *d)
+train(struct wl *w, const struct mlp_opts *o, const struct mlp_ops *ops, const struct mlp_data *d)
 {
 	struct mlp_shape s = {(int)o->dim, (int)o->hidden, (int)o->classes};
 	struct mlp_layout l;
@@ -186,19 +121,10 @@ train(struct wl *w, const struct opts *o, const struct mlp_ops *ops, const struc
 	acc = (double)acc_n / (double)o->test_samples;
 	wl_log(w, "after %ld steps: loss %.4f (%.1f%% of the start), train accuracy %.3f, held-out accuracy %.3f, "
 	       "%.2f s", steps, loss_end, 100 * loss_end / loss_start, train_acc, acc, wl_now() - t0);
-	cJSON_AddNumberToObject(w->json, "steps", (double)steps);
-	cJSON_AddNumberToObject(w->json, "loss_start", loss_start);
-	cJSON_AddNumberToObject(w->json, "loss_end", isfinite(loss_end) ? loss_end : -1);
-	cJSON_AddNumberToObject(w->json, "accuracy", train_acc);
+	mlp_record(w, steps, loss_start, loss_end, train_acc);
 	cJSON_AddNumberToObject(w->json, "test_accuracy", acc);
 	cJSON_AddNumberToObject(w->json, "time_s", wl_now() - t0);
-	if (!isfinite(loss_end))
-		wl_fail(w, "the final loss is not finite (%g)", loss_end);
-	else if (!(loss_end < o->max_ratio * loss_start))
-		wl_fail(w, "loss did not drop enough: %.4f -> %.4f, needs < %.2f x start", loss_start, loss_end,
-		        o->max_ratio);
-	if (!(train_acc >= o->min_acc))
-		wl_fail(w, "accuracy %.3f is below %.2f", train_acc, o->min_acc);
+	mlp_judge(w, o, loss_start, loss_end, train_acc);
 out:
 	if (m)
 		ops->destroy(m);
@@ -211,7 +137,13 @@ out:
 int
 main(int argc, char **argv)
 {
-	struct opts o = {4000, 1000, 128, 256, 4, 256, 5, 0, 42, -1, 0, 0.1, 0.9, 0.7, 0.9, false, false};
+	struct mlp_opts o = {.samples = 4000, .test_samples = 1000, .dim = 128, .hidden = 256, .classes = 4,
+	                     .batch = 256, .epochs = 5, .seed = 42, .expect = -1, .lr = 0.1, .momentum = 0.9,
+	                     .max_ratio = 0.7, .min_acc = 0.9};
+	struct wl_flag flags[MLP_NFLAGS + 2] = {
+		[MLP_NFLAGS] = {.l = "--test-samples", .kind = WL_LONG, .dst = &o.test_samples, .lo = 1, .hi = 10000000},
+		{.l = "--device", .kind = WL_LONG, .dst = &o.device, .lo = 0, .hi = 63},
+	};
 	const struct mlp_ops *ops = &mlp_cpu_ops;
 	struct mlp_shape s;
 	struct mlp_data d;
@@ -221,8 +153,9 @@ main(int argc, char **argv)
 	double mem;
 
 	wl_init(&w, "train_smoke", "[TRAIN]");
-	if ((rc = parse(&w, argc, argv, &o)))
-		return rc;
+	mlp_flags(&o, flags);
+	if ((rc = wl_parse(&w, argc, argv, flags, MLP_NFLAGS + 2, usage)))
+		return rc < 0 ? 0 : rc;
 	if (!o.cpu && o.expect != 0) {
 		ndev = gpu_count(why, sizeof(why));
 		if (o.expect > 0 && ndev < o.expect) {

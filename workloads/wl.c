@@ -199,6 +199,84 @@ wl_opt(char **argv, int argc, int *i, const char *name, const char **val)
 	return true;
 }
 
+/* The name argv[*i] gives f (f->s or f->l), its value in *v; NULL when it
+ * is not f. */
+static const char *
+flag_match(const struct wl_flag *f, char **argv, int argc, int *i, const char **v)
+{
+	const char *a = argv[*i];
+
+	*v = NULL;
+	if (f->kind == WL_SET)
+		return strcmp(a, f->l) == 0 ? f->l : f->s && strcmp(a, f->s) == 0 ? f->s : NULL;
+	if (f->s && wl_opt(argv, argc, i, f->s, v))
+		return f->s;
+	return wl_opt(argv, argc, i, f->l, v) ? f->l : NULL;
+}
+
+static bool
+flag_value(const struct wl_flag *f, const char *v)
+{
+	switch (f->kind) {
+	case WL_LONG:
+		return wl_parse_long(v, (long)f->lo, (long)f->hi, f->dst);
+	case WL_DOUBLE:
+		return wl_parse_double(v, f->lo, f->hi, f->dst);
+	case WL_SIZE:
+		return wl_parse_size(v, f->dst) && (double)*(size_t *)f->dst >= f->lo;
+	case WL_STRING:
+		if ((double)strlen(v) < f->lo)
+			return false;
+		*(const char **)f->dst = v;
+		return true;
+	case WL_CALL:
+		return f->call(v, f->dst);
+	case WL_SET:
+		break;
+	}
+	return false;
+}
+
+int
+wl_parse(struct wl *w, int argc, char **argv, const struct wl_flag *flags, size_t n, const char *usage)
+{
+	const struct wl_flag *f;
+	const char *name = NULL, *v = NULL;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			if (!w->quiet)
+				puts(usage);
+			wl_free(w);
+			return -1;
+		}
+		for (f = flags; f < flags + n && !(name = flag_match(f, argv, argc, &i, &v)); f++)
+			;
+		if (f == flags + n)
+			return wl_usage_error(w, "unknown option '%s'", a);
+		if (f->kind == WL_SET)
+			*(bool *)f->dst = true;
+		else if (v && flag_value(f, v))
+			continue;
+		else if (f->need)
+			return wl_usage_error(w, "%s %s", name, f->need);
+		else if (!v)
+			return wl_usage_error(w, "%s needs a value", name);
+		else if (f->bad)
+			return wl_usage_error(w, "%s '%s': %s", name, v, f->bad);
+		else if (f->kind == WL_LONG)
+			return wl_usage_error(w, "%s '%s': expected an integer from %ld to %ld", name, v, (long)f->lo,
+			                      (long)f->hi);
+		else if (f->kind == WL_DOUBLE)
+			return wl_usage_error(w, "%s '%s': expected a number from %g to %g", name, v, f->lo, f->hi);
+		else
+			return wl_usage_error(w, "%s '%s': expected a byte count like 8, 1K, 32M", name, v);
+	}
+	return 0;
+}
+
 bool
 wl_parse_long(const char *s, long min, long max, long *out)
 {

@@ -1,8 +1,9 @@
 /* wl.h: what every kunai workload program shares: the result convention
  * (a human log with a [TAG] prefix, one JSON line, and a last line
  * `[RESULT] SUCCESS` / `[RESULT] FAILURE: why` / `[RESULT] SKIPPED: why`
- * with exit status 0 / 1 / 0), flag parsing, a clock, a seeded RNG, and
- * nccl-tests' row format for the collective benchmarks. */
+ * with exit status 0 / 1 / 0), its flags as one table (wl_parse: --help,
+ * the usage errors), a clock, a seeded RNG, and nccl-tests' row format for
+ * the collective benchmarks. */
 #ifndef KUNAI_WL_H
 #define KUNAI_WL_H
 
@@ -42,6 +43,33 @@ void wl_free(struct wl *w);
 /* A usage error: "NAME: message" and the hint on stderr, the FAILURE line
  * on stdout; returns WL_EXIT_USAGE. */
 int wl_usage_error(struct wl *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A program's flags, one table for wl_parse. */
+enum wl_kind {
+	WL_SET,    /* a switch: *(bool *)dst = true */
+	WL_LONG,   /* *(long *)dst, an integer in [lo, hi] */
+	WL_DOUBLE, /* *(double *)dst, a number in [lo, hi] */
+	WL_SIZE,   /* *(size_t *)dst, a byte count (wl_parse_size) of at least lo */
+	WL_STRING, /* *(const char **)dst, the value itself; lo 1: not empty */
+	WL_CALL,   /* call(value, dst) says whether the value is good */
+};
+struct wl_flag {
+	const char *s, *l; /* "-n" (or NULL) and "--iters" */
+	enum wl_kind kind;
+	void *dst;
+	double lo, hi;
+	/* A bad value is "NAME 'V': BAD" (NULL: the kind's "expected an integer
+	 * from LO to HI", "expected a number from LO to HI", "expected a byte
+	 * count like 8, 1K, 32M"), a missing one "NAME needs a value"; with
+	 * need, either is "NAME NEED". NAME is the name as typed, -n or --iters. */
+	const char *bad, *need;
+	bool (*call)(const char *v, void *dst);
+};
+/* Parses argv[1..argc) against flags[0..n): returns 0 when every argument
+ * is one of them, -1 after --help or -h (usage printed on stdout unless
+ * quiet), and WL_EXIT_USAGE after a usage error (wl_usage_error: unknown
+ * option, missing or bad value). After -1 or WL_EXIT_USAGE w is freed. */
+int wl_parse(struct wl *w, int argc, char **argv, const struct wl_flag *flags, size_t n, const char *usage);
 
 /* Flags: returns whether argv[*i] is --name, as "--name V" or "--name=V";
  * *val gets V (advancing *i past a separate one), or NULL when it is
