@@ -93,38 +93,6 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 	return ok;
 }
 
-/* Strings that many runs share (metric names, units, nodes, GPU
- * models), held once: open addressing over the arena's copies. */
-struct strtab {
-	const char **slot;
-	size_t cap, n;
-};
-
-/* Finds s in t or adds it (a copy in a; a NULL: s itself, rehashing). */
-static const char *
-intern(struct arena *a, struct strtab *t, const char *s)
-{
-	size_t i;
-
-	if (!s)
-		return NULL;
-	if (2 * (t->n + 1) > t->cap) {
-		struct strtab g = {0};
-		g.cap = t->cap ? 2 * t->cap : 256;
-		g.slot = xcalloc(g.cap, sizeof(*g.slot));
-		for (i = 0; i < t->cap; i++)
-			if (t->slot[i])
-				intern(NULL, &g, t->slot[i]);
-		free(t->slot);
-		*t = g;
-	}
-	for (i = util_hash(s, strlen(s)) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
-		if (strcmp(t->slot[i], s) == 0)
-			return t->slot[i];
-	t->n++;
-	return t->slot[i] = a ? arena_strdup(a, s) : s;
-}
-
 static const char *
 dup_or_null(struct arena *a, const char *s)
 {
@@ -147,12 +115,12 @@ compact(struct arena *a, struct strtab *t, const struct plan_run *pr, const stru
 	out->job_id = dup_or_null(a, full->job_id);
 	out->start_time = dup_or_null(a, full->start_time);
 	out->end_time = dup_or_null(a, full->end_time);
-	out->job_state = intern(a, t, full->job_state);
-	out->job_outcome = intern(a, t, full->job_outcome);
-	out->workload = intern(a, t, full->workload);
-	out->grader = intern(a, t, full->grader);
-	out->path = intern(a, t, full->path);
-	out->nodes = intern(a, t, full->nodes);
+	out->job_state = strtab_intern(a, t, full->job_state);
+	out->job_outcome = strtab_intern(a, t, full->job_outcome);
+	out->workload = strtab_intern(a, t, full->workload);
+	out->grader = strtab_intern(a, t, full->grader);
+	out->path = strtab_intern(a, t, full->path);
+	out->nodes = strtab_intern(a, t, full->nodes);
 	out->run_dir = NULL;
 	for (i = 0; i < full->n_metrics; i++)
 		n += full->metrics[i].x < 0 || full->metrics[i].check != CHECK_NONE;
@@ -165,17 +133,17 @@ compact(struct arena *a, struct strtab *t, const struct plan_run *pr, const stru
 			continue;
 		c = &out->metrics[n++];
 		*c = *m;
-		c->name = intern(a, t, m->name);
-		c->unit = intern(a, t, m->unit);
-		c->node = intern(a, t, m->node);
-		c->gpu_model = intern(a, t, m->gpu_model);
-		c->x_name = intern(a, t, m->x_name);
+		c->name = strtab_intern(a, t, m->name);
+		c->unit = strtab_intern(a, t, m->unit);
+		c->node = strtab_intern(a, t, m->node);
+		c->gpu_model = strtab_intern(a, t, m->gpu_model);
+		c->x_name = strtab_intern(a, t, m->x_name);
 		if (m->ref) {
 			struct plan_ref *f = arena_alloc(a, sizeof(*f));
 			*f = *m->ref;
-			f->scope = intern(a, t, f->scope);
+			f->scope = strtab_intern(a, t, f->scope);
 			f->metric = c->name;
-			f->unit = intern(a, t, f->unit);
+			f->unit = strtab_intern(a, t, f->unit);
 			c->ref = f;
 		}
 	}
@@ -366,7 +334,7 @@ cmd_report(int argc, char **argv)
 		compact(&a, &strs, &p.runs[i], &full, &s.runs[i]);
 		arena_free(&one);
 	}
-	free(strs.slot);
+	strtab_free(&strs);
 	report_mark_skipped(&a, &p, s.runs);
 	/* peers: suspect runs, and the verdict per node (counts included) */
 	fleet_grade(&a, &p, &s, &fleet);

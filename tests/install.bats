@@ -162,11 +162,11 @@ T
 	run k gen
 	[ "$status" -eq 0 ]
 	b=out/build.ninja
-	grep -qx 'build y1/0/kunai.stamp: run y1/0/cloudai_sbatch_script.sh || x1' $b
+	grep -qx 'build y1/0/kunai.stamp: run y1/0/cloudai_sbatch_script.sh || x1/0/kunai.stamp' $b
 	grep -qx 'build y2/0/kunai.stamp: run y2/0/cloudai_sbatch_script.sh || a installables/set-2' $b
 	grep -qx 'build y3/0/kunai.stamp: run y3/0/cloudai_sbatch_script.sh || x2/0/kunai.started' $b
 	grep -qx 'build x2/0/kunai.started: start x2/0/cloudai_sbatch_script.sh || installables/set-2' $b
-	grep -qx 'build y4/0/kunai.stamp: run y4/0/cloudai_sbatch_script.sh || installables/set-2 |@ x1' $b
+	grep -qx 'build y4/0/kunai.stamp: run y4/0/cloudai_sbatch_script.sh || installables/set-2 |@ x1/0/kunai.stamp' $b
 	# what y1 needs is built before it all the same: set-2's image, then x1
 	run ninja -C out -n y1
 	[ "$status" -eq 0 ]

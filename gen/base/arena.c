@@ -1,5 +1,6 @@
-/* arena.c: the bump allocator, and the one way arrays grow (doubling their
- * room: memory linear in what they hold, however they are filled). */
+/* arena.c: the bump allocator, the one way arrays grow (doubling their
+ * room: memory linear in what they hold, however they are filled), and
+ * the string table over it. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdint.h>
@@ -175,4 +176,35 @@ arena_printf(struct arena *a, const char *fmt, ...)
 	r = arena_strdup(a, buf_str(&b));
 	buf_free(&b);
 	return r;
+}
+
+const char *
+strtab_intern(struct arena *a, struct strtab *t, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if (2 * (t->n + 1) > t->cap) {
+		struct strtab g = {0};
+		g.cap = t->cap ? 2 * t->cap : 256;
+		g.slot = xcalloc(g.cap, sizeof(*g.slot));
+		for (i = 0; i < t->cap; i++)
+			if (t->slot[i])
+				strtab_intern(NULL, &g, t->slot[i]);
+		free(t->slot);
+		*t = g;
+	}
+	for (i = util_hash(s, strlen(s)) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (strcmp(t->slot[i], s) == 0)
+			return t->slot[i];
+	t->n++;
+	return t->slot[i] = a ? arena_strdup(a, s) : s;
+}
+
+void
+strtab_free(struct strtab *t)
+{
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
 }

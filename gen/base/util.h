@@ -58,6 +58,18 @@ void arena_free(struct arena *a);
 /* Returns the formatted text, copied into the arena. */
 char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Strings that many records share (metric names, units, nodes, a test's
+ * arguments), held once: open addressing over the arena's copies. */
+struct strtab {
+	const char **slot;
+	size_t cap, n;
+};
+/* Returns s's copy in t, made in a if s is new (a NULL: s itself, when
+ * rehashing); NULL for a NULL s. Never fails (dies on out of memory). */
+const char *strtab_intern(struct arena *a, struct strtab *t, const char *s);
+/* Frees t's slots (the strings are the arena's). */
+void strtab_free(struct strtab *t);
+
 void buf_push(struct buf *b, const void *p, size_t n);
 void buf_putc(struct buf *b, int c);
 void buf_puts(struct buf *b, const char *s);

@@ -87,11 +87,12 @@ iteration_node(struct buf *b, const struct runlist *rl, size_t first, size_t per
 	buf_free(&p);
 }
 
-/* A case's runs (contiguous in rl): the first, and whether its id is a
- * ninja target (not for a test of one run past NINJA_ALIAS_MAX tests). */
+/* A case's runs (contiguous in rl): the first, whether it is the only one,
+ * and whether its id is a ninja target (not for a test of one run past
+ * NINJA_ALIAS_MAX tests). */
 struct case_runs {
 	const struct run *first;
-	bool alias;
+	bool single, alias;
 };
 
 /* Each case's runs, by case index. */
@@ -105,17 +106,20 @@ case_runs(const struct scenario *sc, const struct runlist *rl)
 		for (i = from; i < rl->len && rl->items[i].tc == rl->items[from].tc; i++)
 			;
 		cr[rl->items[from].tc - sc->cases].first = &rl->items[from];
+		cr[rl->items[from].tc - sc->cases].single = i - from == 1;
 		cr[rl->items[from].tc - sc->cases].alias = i - from > 1 || sc->n_cases <= NINJA_ALIAS_MAX;
 	}
 	return cr;
 }
 
-/* The node that stands for case k where others name it: its alias, or
- * the stamp of its one run. */
+/* The node that stands for case k where others name it (its dependants,
+ * `run`): the stamp of its one run, or its alias. A test of one run is
+ * named by its stamp even where it has an alias, which only the user then
+ * names: a `ninja run` never scans (nor stats) it. */
 static void
 case_node(struct buf *b, const struct scenario *sc, const struct case_runs *cr, size_t k)
 {
-	if (cr[k].alias)
+	if (!cr[k].single)
 		ninja_escape_path(b, sc->cases[k].id);
 	else
 		ninja_path_in(b, cr[k].first->dir, "kunai.stamp");

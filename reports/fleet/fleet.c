@@ -344,7 +344,10 @@ node_list(struct nodes *ns, const struct summary *s)
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_str);
-	ns->v = arena_alloc(ns->a, (n + 1) * sizeof(*ns->v));
+	/* room for the distinct ones only: a node names many runs and values */
+	for (i = 0, k = 0; i < n; i++)
+		k += *v[i] && (i == 0 || strcmp(v[i], v[i - 1]) != 0);
+	ns->v = arena_alloc(ns->a, (k + 1) * sizeof(*ns->v));
 	for (i = 0; i < n; i++)
 		if (*v[i] && (i == 0 || strcmp(v[i], v[i - 1]) != 0)) {
 			ns->v[ns->n].name = v[i];

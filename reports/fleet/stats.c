@@ -85,7 +85,8 @@ fleet_count_nodes(const char *nodes)
 
 /* The test as peers see it: definition, arguments, number of nodes. */
 static const char *
-signature(struct arena *a, const struct plan *p, size_t i, const struct run_report *r, struct buf *b)
+signature(struct arena *a, struct strtab *sigs, const struct plan *p, size_t i, const struct run_report *r,
+          struct buf *b)
 {
 	const struct plan_run *pr = &p->runs[i];
 	const struct plan_test *t = &p->tests[pr->test];
@@ -96,7 +97,8 @@ signature(struct arena *a, const struct plan *p, size_t i, const struct run_repo
 	for (k = 0; k < pr->n_args; k++)
 		buf_printf(b, "\x1e%s=%s", pr->args[k].key, pr->args[k].value);
 	buf_printf(b, "\x1f%zu", fleet_count_nodes(r->nodes));
-	return arena_strdup(a, b->data);
+	/* the runs of a test share theirs: held once */
+	return strtab_intern(a, sigs, b->data);
 }
 
 struct col {
@@ -128,6 +130,7 @@ fleet_columns(struct arena *a, const struct plan *p, const struct summary *s, st
 {
 	struct col *c = xcalloc(s->n_runs + 1, sizeof(*c));
 	size_t *col = arena_alloc(a, (s->n_runs + 1) * sizeof(*col)), i, n = 0, k;
+	struct strtab sigs = {0};
 	struct buf b = {0};
 
 	for (i = 0; i < s->n_runs; i++) {
@@ -135,7 +138,7 @@ fleet_columns(struct arena *a, const struct plan *p, const struct summary *s, st
 		/* a run that never started has no nodes and no values */
 		if (i >= p->n_runs || strcmp(p->runs[i].dir, s->runs[i].dir) != 0 || !s->runs[i].nodes)
 			continue;
-		c[n].sig = signature(a, p, i, &s->runs[i], &b);
+		c[n].sig = signature(a, &sigs, p, i, &s->runs[i], &b);
 		c[n].first = i;
 		n++;
 	}
@@ -178,6 +181,7 @@ fleet_columns(struct arena *a, const struct plan *p, const struct summary *s, st
 	}
 	free(c);
 	buf_free(&b);
+	strtab_free(&sigs);
 	return col;
 }
 

@@ -229,6 +229,9 @@ load_runs(struct arena *a, const char *path, const cJSON *runs, struct plan *p)
 {
 	const cJSON *r, *arg;
 	size_t i = 0, t = 0, *fill;
+	/* a test's runs mostly share their arguments' names and values */
+	struct strtab strs = {0};
+	bool ok = true;
 
 	p->n_runs = (size_t)cJSON_GetArraySize(runs);
 	p->runs = arena_alloc(a, (p->n_runs + 1) * sizeof(*p->runs));
@@ -237,26 +240,35 @@ load_runs(struct arena *a, const char *path, const cJSON *runs, struct plan *p)
 		const cJSON *args = json_item(r, "cmd_args");
 		pr->dir = json_get_str(a, r, "dir");
 		pr->id = json_get_str(a, r, "id");
-		if (!cJSON_IsObject(r) || !pr->dir || !pr->id || !json_get_int(r, "iteration", &pr->iteration))
-			return plan_error(path, "runs entry without dir, id or iteration", pr->dir);
-		if (!safe_dir(pr->dir))
-			return plan_error(path, "run dir outside the build dir", pr->dir);
+		if (!cJSON_IsObject(r) || !pr->dir || !pr->id || !json_get_int(r, "iteration", &pr->iteration)) {
+			ok = plan_error(path, "runs entry without dir, id or iteration", pr->dir);
+			break;
+		}
+		if (!safe_dir(pr->dir)) {
+			ok = plan_error(path, "run dir outside the build dir", pr->dir);
+			break;
+		}
 		if (!json_get_int(r, "step", &pr->step))
 			pr->step = 0;
 		/* a test's runs are contiguous: try the previous run's test first */
-		if (!(t < p->n_tests && strcmp(p->tests[t].id, pr->id) == 0) && !find_test(p, pr->id, &t))
-			return plan_error(path, "run of an unknown test", pr->id);
+		if (!(t < p->n_tests && strcmp(p->tests[t].id, pr->id) == 0) && !find_test(p, pr->id, &t)) {
+			ok = plan_error(path, "run of an unknown test", pr->id);
+			break;
+		}
 		pr->test = t;
 		p->tests[t].n_runs++;
 		pr->args = arena_alloc(a, ((size_t)cJSON_GetArraySize(args) + 1) * sizeof(*pr->args));
 		cJSON_ArrayForEach(arg, json_children(args, true)) {
 			if (!cJSON_IsString(arg) || !arg->string)
 				continue;
-			pr->args[pr->n_args].key = arena_strdup(a, arg->string);
-			pr->args[pr->n_args].value = arena_strdup(a, arg->valuestring);
+			pr->args[pr->n_args].key = strtab_intern(a, &strs, arg->string);
+			pr->args[pr->n_args].value = strtab_intern(a, &strs, arg->valuestring);
 			pr->n_args++;
 		}
 	}
+	strtab_free(&strs);
+	if (!ok)
+		return false;
 	fill = arena_alloc(a, (p->n_tests + 1) * sizeof(*fill));
 	for (t = 0; t < p->n_tests; t++)
 		p->tests[t].runs = arena_alloc(a, (p->tests[t].n_runs + 1) * sizeof(size_t));
