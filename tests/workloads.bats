@@ -310,9 +310,9 @@ EOF
 	done
 	grep -qF 'mpirun --oversubscribe -np 2 "${KUNAI_WORKLOADS' "$W/acc/allreduce/0/run.sh"
 	if grep -rqF "$PWD" "$W/acc"/*/0/run.sh; then return 1; fi
-	# start_post_comp: each test waits for the one before (its alias, which
-	# names its runs' stamps)
-	grep -q '^build ddp_smoke/0/kunai.stamp: run .*|| allreduce$' "$W/acc/build.ninja"
+	# start_post_comp: each test waits for the one before (a test of one run
+	# by that run's stamp, P26), and `ninja allreduce` still names it
+	grep -q '^build ddp_smoke/0/kunai.stamp: run .*|| allreduce/0/kunai.stamp$' "$W/acc/build.ninja"
 	grep -q '^build allreduce: phony allreduce/0/kunai.stamp$' "$W/acc/build.ninja"
 }
 
