@@ -8,7 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "tap.h"
+#include "gen/base/json.h"
 #include "gen/base/util.h"
 
 static void
@@ -212,6 +215,54 @@ test_to_int(void)
 	   "util_to_long: in range converts, beyond 2^63 gives the default");
 }
 
+/* json_print writes plain decimals itself (gen/base/json.c): byte for byte
+ * what cJSON_Print writes, on numbers of every shape */
+static void
+test_json_numbers(void)
+{
+	static const double fixed[] = {12.34, -12.34, 0.1, 1e-4, 9.9999e-5, 0.000123, 1.005, 2.5, -0.5, 3e9, -3e9,
+	                               1e15, 9.99999999999999e14, 999999999999999.9, 123456789012345.6, 1.0 / 3,
+	                               2.0 / 3, 0.30000000000000004, 1e300, 5e-324, 1e21, 2147483648.5, 4.35,
+	                               299.99999999999994, 1e-5, 0.0001000000000001};
+	unsigned long long x = 88172645463325252ULL;
+	int bad = 0, tried = 0, raw = 0;
+
+	for (int i = 0; i < 400000; i++) {
+		double d;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift */
+		if (i < (int)(sizeof(fixed) / sizeof(fixed[0])))
+			d = fixed[i];
+		else if (i % 3 == 0) /* a decimal of up to 15 digits */
+			d = (double)(long long)(x % 1000000000000000ULL) / pow(10, (double)(x >> 60)) * (x & 1 ? -1 : 1);
+		else if (i % 3 == 1) /* a measurement: a few digits */
+			d = (double)(x % 100000) / pow(10, (double)((x >> 20) % 7));
+		else { /* any bit pattern that is a number */
+			memcpy(&d, &x, sizeof(d));
+			if (!isfinite(d))
+				continue;
+		}
+		cJSON *a = cJSON_CreateObject(), *b = cJSON_CreateObject();
+		char *want;
+		struct buf got = {0};
+
+		cJSON_AddNumberToObject(a, "v", d);
+		cJSON_AddNumberToObject(b, "v", d);
+		want = cJSON_Print(a);
+		cJSON_Delete(a);
+		json_print(b, &got);
+		tried++;
+		if (got.len != strlen(want) + 1 || memcmp(got.data, want, got.len - 1) != 0) {
+			if (bad++ < 5)
+				printf("# %.17g: cJSON %s, json_print %s", d, want, buf_str(&got));
+		}
+		raw += strchr(want, '.') != NULL;
+		cJSON_free(want);
+		buf_free(&got);
+	}
+	ok(bad == 0, "json_print writes %d numbers as cJSON_Print does (%d with a point), %d differ", tried, raw, bad);
+}
+
 int
 main(void)
 {
@@ -222,5 +273,6 @@ main(void)
 	test_write_atomic();
 	test_float_repr();
 	test_parse_size();
+	test_json_numbers();
 	return tap_done();
 }
