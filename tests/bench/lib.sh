@@ -22,6 +22,18 @@ bench_fail() {
 	exit 1
 }
 
+# spread_dir DIR: DIR made (with its parents) and marked as a top of
+# hierarchy (ext4's +T attribute; elsewhere chattr fails and nothing
+# changes), so that ext4 spreads the dirs made in it over the block groups
+# as it does the root's. ext4 without a journal makes every file creation
+# skip the inodes its block group freed in the last one to six minutes: a
+# bench's files then go where no earlier turn, nor a bench just before
+# (genbench deletes 100,000 runs), deleted thousands.
+spread_dir() {
+	mkdir -p "$1" || bench_fail "cannot make $1"
+	chattr +T "$1" 2>/dev/null || :
+}
+
 # stats COLUMN FILE: "median min max" of a column of numbers
 stats() {
 	cut -d' ' -f"$1" "$2" | sort -g | awk '{ v[NR] = $1 }

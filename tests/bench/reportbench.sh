@@ -51,13 +51,10 @@ campaign() {
 	}' || bench_fail "fabricating the runs failed"
 }
 
-# The campaigns live under $w/t, marked as a top of hierarchy (ext4's +T;
-# elsewhere chattr fails and nothing changes), and each first report runs
-# on a copy of its own (fresh): ext4 without a journal makes every file
-# creation skip the inodes its block group freed in the last one to six
-# minutes, so deleting 10,000 report.json files before a turn, or a bench
-# just before, would make each of the next turn's creations scan them.
-mkdir "$w/t" && chattr +T "$w/t" 2>/dev/null || :
+# The campaigns live under $w/t (spread_dir), and each first report runs
+# on a copy of its own (fresh): deleting 10,000 report.json files before a
+# turn would make each of the next turn's creations scan them.
+spread_dir "$w/t"
 # fresh DIR: B (exported) names a new copy of the build dir DIR, in a block
 # group that no earlier turn wrote (the copies stay until the end)
 fresh() {

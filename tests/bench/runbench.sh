@@ -109,16 +109,11 @@ standalone() {
 	row_value "standalone: kunai CPU per run, $2" "$(per_run 3)" ms 2 "over ninja + plain rule"
 	rm -rf "$d"
 }
-disk=${RUNBENCH_DIR:-$src/tests/bench}
-mkdir -p "$disk" || bench_fail "cannot make $disk"
 # The same holds across benches: a run of genbench or of this script just
-# before deletes thousands of files in the block group of $disk. The dirs
-# of each bench are made under a dir marked as a top of hierarchy (ext4's
-# +T attribute), whose subdirectories ext4 spreads over the block groups as
-# it does the root's; elsewhere chattr fails and nothing changes.
-disk=$disk/.runbench
-mkdir -p "$disk" || bench_fail "cannot make $disk"
-chattr +T "$disk" 2>/dev/null || :
+# before deletes thousands of files in the block group of RUNBENCH_DIR, so
+# each bench's dirs are made under .runbench there (spread_dir).
+disk=${RUNBENCH_DIR:-$src/tests/bench}/.runbench
+spread_dir "$disk"
 sa_disk=$(mktemp -d "$disk/XXXXXX") || bench_fail "cannot make a dir in $disk"
 trap 'rm -rf "$bench_tmp" "$sa_disk" ${sa_tmpfs:+"$sa_tmpfs"}; rmdir "$disk" 2>/dev/null' EXIT
 standalone "$sa_disk" "disk"
