@@ -16,6 +16,15 @@ setup() {
 	cd "$TREE"
 }
 
+# runai_campaign: out/, one Sleep run on a RunAI system (a made-up API)
+runai_campaign() {
+	mkdir -p c/tests
+	printf 'name = "r"\nscheduler = "runai"\ninstall_path = "i"\noutput_path = "o"\nbase_url = "https://r.example.com"\nuser_email = "u"\napp_id = "a"\napp_secret = "s"\nproject_id = "p"\ncluster_id = "c"\n' >c/system.toml
+	printf 'name = "s"\ndescription = "d"\ntest_template_name = "Sleep"\n' >c/tests/s.toml
+	printf 'name = "x"\n[[Tests]]\nid = "a"\ntest_name = "s"\n' >c/scenario.toml
+	./kunai gen --system-config c/system.toml --tests-dir c/tests --test-scenario c/scenario.toml -o out >/dev/null
+}
+
 @test "configure --help documents every option, exit 0" {
 	run ./configure --help
 	[ "$status" -eq 0 ]
@@ -85,11 +94,7 @@ setup() {
 	make -j2 kunai >/dev/null
 	! nm kunai | grep -q curl_easy_init
 	# gen still writes the requests; the runner refuses with the reason
-	mkdir -p c/tests
-	printf 'name = "r"\nscheduler = "runai"\ninstall_path = "i"\noutput_path = "o"\nbase_url = "https://r.example.com"\nuser_email = "u"\napp_id = "a"\napp_secret = "s"\nproject_id = "p"\ncluster_id = "c"\n' >c/system.toml
-	printf 'name = "s"\ndescription = "d"\ntest_template_name = "Sleep"\n' >c/tests/s.toml
-	printf 'name = "x"\n[[Tests]]\nid = "a"\ntest_name = "s"\n' >c/scenario.toml
-	./kunai gen --system-config c/system.toml --tests-dir c/tests --test-scenario c/scenario.toml -o out >/dev/null
+	runai_campaign
 	[ -s out/a/0/runai.json ]
 	run "$NINJA" -C out run
 	[ "$status" -ne 0 ]
@@ -104,11 +109,7 @@ setup() {
 	run ldd ./kunai
 	[ "$status" -eq 0 ]
 	[[ "$output" != *libcurl* ]]
-	mkdir -p c/tests
-	printf 'name = "r"\nscheduler = "runai"\ninstall_path = "i"\noutput_path = "o"\nbase_url = "https://r.example.com"\nuser_email = "u"\napp_id = "a"\napp_secret = "s"\nproject_id = "p"\ncluster_id = "c"\n' >c/system.toml
-	printf 'name = "s"\ndescription = "d"\ntest_template_name = "Sleep"\n' >c/tests/s.toml
-	printf 'name = "x"\n[[Tests]]\nid = "a"\ntest_name = "s"\n' >c/scenario.toml
-	./kunai gen --system-config c/system.toml --tests-dir c/tests --test-scenario c/scenario.toml -o out >/dev/null
+	runai_campaign
 	KUNAI_LIBCURL=/nonexistent/libcurl.so.4 run "$NINJA" -C out run
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"cannot open libcurl: /nonexistent/libcurl.so.4: cannot open shared object file: No such file or directory (install libcurl4: apt-get install libcurl4): RunAI submission is disabled"* ]]
