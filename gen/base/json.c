@@ -155,12 +155,13 @@ json_get_list(struct arena *a, const cJSON *o, const char *key)
 }
 
 /* The text cJSON prints for d ("%1.15g", kept when it reads back as d),
- * made without printf where that text is a plain decimal: |d| in [1e-4,
- * 1e15) and d the double nearest to a decimal x = n / 10^k of at most 15
- * significant digits (then "%1.15g" of d is x, and x reads back as d).
+ * made without printf's float path where that text is a plain decimal:
+ * |d| in [1e-4, 1e15) and d the double nearest to a decimal x = n / 10^k
+ * of at most 15 significant digits (then "%1.15g" of d is x, and x reads
+ * back as d).
  * Division is rounded exactly, so n / 10^k == d says that d is nearest.
  * Writes into out (at least 24 bytes) and returns true; false where it
- * cannot tell, and cJSON prints the number itself. A report's numbers are
+ * cannot tell (number_text then asks printf). A report's numbers are
  * mostly such (12.34 GB/s): printf's float path was a third of the CPU of
  * a first kunai report. */
 static bool
