@@ -534,7 +534,7 @@ k8s_wait(struct job *j, bool want_start)
 	long unreachable = job_env_seconds("KUNAI_K8S_UNREACHABLE", UNREACHABLE_S);
 	long ready_wait = job_env_seconds("KUNAI_K8S_READY_WAIT", READY_WAIT_S);
 	bool dgd;
-	double begun = job_now(), now, when = 0, last_when = 0, answered = job_now(), pull_since = 0, unsched_since = 0, submit = 0;
+	double begun = job_now(), now, when = 0, last_when = 0, answered = job_now(), pull_since = 0, unsched_since = 0, submit;
 	struct buf err = {0};
 	struct slurm_row r;
 	bool terminal;
@@ -549,10 +549,7 @@ k8s_wait(struct job *j, bool want_start)
 	if (!j->k8s_run)
 		applied_manifest(j); /* reattached: the run label, for the logs */
 	dgd = j->info.job_id && strncmp(j->info.job_id, "dgd:", 4) == 0;
-	if (!j->info.submit_time || !job_iso_parse(j->info.submit_time, &submit))
-		submit = job_now();
-	if (!poll_register(j))
-		warn("%s: %s is not watched by the build dir's poller", j->dir, j->info.job_id);
+	submit = poll_begin(j, "");
 	for (;;) {
 		if (job_wait_over(j, &result))
 			break;

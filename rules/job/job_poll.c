@@ -94,6 +94,18 @@ poll_register(struct job *j)
 	return true;
 }
 
+double
+poll_begin(struct job *j, const char *what)
+{
+	double submit;
+
+	if (!j->info.submit_time || !job_iso_parse(j->info.submit_time, &submit))
+		submit = job_now();
+	if (!poll_register(j))
+		warn("%s: %s%s is not watched by the build dir's poller", j->dir, what, j->info.job_id);
+	return submit;
+}
+
 void
 poll_mark_exited(struct job *j)
 {

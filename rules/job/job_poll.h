@@ -12,6 +12,10 @@
 /* Registers j's job with the build dir's poller; false after reporting. */
 bool poll_register(struct job *j);
 void poll_unregister(struct job *j);
+/* The start of a wait on the poller (k8s, RunAI): j registered (a warning
+ * naming "WHAT<job id>" where it cannot be); returns j's submit time, now
+ * where its record has none. */
+double poll_begin(struct job *j, const char *what);
 /* Marks j's registration: its job wrote its exit record (an urgent waiter,
  * batched with the others); on failure it stays as it was. */
 void poll_mark_exited(struct job *j);

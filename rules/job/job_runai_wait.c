@@ -151,7 +151,7 @@ enum job_wait
 runai_wait(struct job *j, bool want_start)
 {
 	long unreachable = job_env_seconds("KUNAI_RUNAI_UNREACHABLE", UNREACHABLE_S);
-	double now, when = 0, last_when = 0, answered = job_now(), submit = 0, started = 0;
+	double now, when = 0, last_when = 0, answered = job_now(), submit, started = 0;
 	struct slurm_row r;
 	enum job_wait result;
 	bool terminal;
@@ -162,12 +162,9 @@ runai_wait(struct job *j, bool want_start)
 		j->info.state = "LOST";
 		return JOB_WAIT_ENDED;
 	}
-	if (!j->info.submit_time || !job_iso_parse(j->info.submit_time, &submit))
-		submit = job_now();
 	if (j->info.start_time)
 		job_iso_parse(j->info.start_time, &started);
-	if (!poll_register(j))
-		warn("%s: workload %s is not watched by the build dir's poller", j->dir, j->info.job_id);
+	submit = poll_begin(j, "workload ");
 	for (;;) {
 		if (job_wait_over(j, &result))
 			break;
