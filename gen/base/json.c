@@ -154,64 +154,16 @@ json_get_list(struct arena *a, const cJSON *o, const char *key)
 	return s;
 }
 
-/* The text cJSON prints for d ("%1.15g", kept when it reads back as d),
- * made without printf's float path where that text is a plain decimal:
- * |d| in [1e-4, 1e15) and d the double nearest to a decimal x = n / 10^k
- * of at most 15 significant digits (then "%1.15g" of d is x, and x reads
- * back as d).
- * Division is rounded exactly, so n / 10^k == d says that d is nearest.
- * Writes into out (at least 24 bytes) and returns true; false where it
- * cannot tell (number_text then asks printf). A report's numbers are
- * mostly such (12.34 GB/s): printf's float path was a third of the CPU of
- * a first kunai report. */
-static bool
-plain_decimal(double d, char *out)
-{
-	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-	                             1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-	double a = fabs(d), m;
-	unsigned long long n, ip, fp;
-	char digits[24];
-	int k, len, i;
-
-	if (!(a >= 1e-4 && a < 1e15))
-		return false;
-	for (k = 0; k < 16; k++) {
-		m = nearbyint(a * p10[k]);
-		if (m >= 1e15)
-			return false;
-		if (m / p10[k] == a)
-			break;
-	}
-	if (k == 16)
-		return false;
-	n = (unsigned long long)m;
-	ip = n / (unsigned long long)p10[k];
-	fp = n % (unsigned long long)p10[k];
-	len = snprintf(out, 24, "%s%llu", d < 0 ? "-" : "", ip);
-	if (fp) {
-		for (i = k - 1; i >= 0; i--, fp /= 10)
-			digits[i] = (char)('0' + fp % 10);
-		while (k > 0 && digits[k - 1] == '0')
-			k--;
-		out[len++] = '.';
-		memcpy(out + len, digits, (size_t)k);
-		len += k;
-		out[len] = '\0';
-	}
-	return true;
-}
-
 /* What cJSON 1.7 prints for a finite d that is not an int: "%1.15g" where
  * it reads back as d (within DBL_EPSILON, cJSON's compare_double), else
- * "%1.17g"; the plain decimals without printf, the rest read back with
+ * "%1.17g"; the plain decimals without printf (util_decimal_text), the rest read back with
  * strtod (cJSON uses sscanf, which is slower). */
 static void
 number_text(double d, char text[32])
 {
 	double back;
 
-	if (plain_decimal(d, text))
+	if (util_decimal_text(d, 15, text))
 		return;
 	snprintf(text, 32, "%1.15g", d);
 	back = strtod(text, NULL);
@@ -220,8 +172,10 @@ number_text(double d, char text[32])
 }
 
 /* The numbers of o that cJSON would print with printf's float path become
- * raw text of the same bytes (number_text); integers (cJSON prints them
- * with "%d"), NaN and infinities ("null") stay cJSON's. */
+ * raw text of the same bytes (number_text). Integers too: cJSON 1.7.15
+ * prints them with "%1.15g" and reads them back with sscanf (later ones
+ * with "%d": the same digits); zero (whose sign the two tell apart), NaN
+ * and infinities ("null") stay cJSON's. */
 static void
 numbers_as_text(cJSON *o)
 {
@@ -231,7 +185,7 @@ numbers_as_text(cJSON *o)
 	for (c = o; c; c = c->next) {
 		if (c->child)
 			numbers_as_text(c->child);
-		if (c->type != cJSON_Number || !isfinite(c->valuedouble) || c->valuedouble == (double)c->valueint)
+		if (c->type != cJSON_Number || !isfinite(c->valuedouble) || c->valuedouble == 0)
 			continue;
 		number_text(c->valuedouble, text);
 		if (!(copy = strdup(text)))

@@ -177,6 +177,10 @@ void util_hash_hex(const void *p, size_t n, char out[17]);
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
  * (Howard Hinnant's days_from_civil; timegm is not POSIX). */
+/* Writes "%.{prec}g" of d (prec 1 to 15) into out[24] without printf
+ * where that text is a plain decimal (as most measurements are); false,
+ * out untouched or not, where it cannot tell: then printf must. */
+bool util_decimal_text(double d, int prec, char *out);
 /* Writes the finite double d as Python's repr() does (the shortest text
  * that reads back as d; 200.0, 0.8, 1e+16, 1e-05) into out[n], n >= 32. */
 void util_float_repr(char *out, size_t n, double d);

@@ -452,6 +452,53 @@ test_readback(const char *tmp)
 }
 
 /* JaxToolbox: the logs the batch script copies to stdout. */
+/* fmt_num and fmt_data write their numbers without printf where they can:
+ * byte for byte what "%.0f" (integers) and "%.4g" / "%.9g" write, on
+ * numbers of every shape */
+static void
+test_format_printf(void)
+{
+	static const double fixed[] = {0.0, -0.0, 1, -1, 0.1, 1e-4, 9.9999e-5, 123456789, 999999999.5, 1e9,
+	                               99999.5, 0.00012345, 12.345, 33554432, -4294967296.0, 9007199254740991.0,
+	                               9007199254740992.0, 1e300, 5e-324, 2.5, 0.30000000000000004};
+	unsigned long long x = 88172645463325252ULL;
+	struct buf got = {0}, want = {0};
+	int bad = 0, tried = 0, prec;
+
+	for (int i = 0; i < 300000; i++) {
+		double d;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift */
+		if (i < (int)LEN(fixed))
+			d = fixed[i];
+		else if (i % 4 == 0) /* an integer */
+			d = (double)(long long)(x % (x & 2 ? 100000ULL : 100000000000000000ULL)) * (x & 1 ? -1 : 1);
+		else if (i % 4 == 1) /* a decimal of up to 12 digits */
+			d = (double)(long long)(x % 1000000000000ULL) / pow(10, (double)(x >> 60)) * (x & 1 ? -1 : 1);
+		else if (i % 4 == 2) /* a measurement: a few digits */
+			d = (double)(x % 100000) / pow(10, (double)((x >> 20) % 9));
+		else { /* any bit pattern that is a number */
+			memcpy(&d, &x, sizeof(d));
+			if (!isfinite(d))
+				continue;
+		}
+		for (prec = 4; prec <= 9; prec += 5) {
+			got.len = want.len = 0;
+			(prec == 4 ? fmt_num : fmt_data)(&got, d);
+			if (d == floor(d) && fabs(d) < 9007199254740992.0)
+				buf_printf(&want, "%.0f", d);
+			else
+				buf_printf(&want, "%.*g", prec, d);
+			tried++;
+			if (strcmp(buf_str(&got), buf_str(&want)) != 0 && bad++ < 5)
+				printf("# %.17g: printf %s, fmt %s\n", d, buf_str(&want), buf_str(&got));
+		}
+	}
+	ok(bad == 0, "fmt_num, fmt_data write %d numbers as printf does, %d differ", tried, bad);
+	buf_free(&got);
+	buf_free(&want);
+}
+
 /* One way to write a number in every report (P13, P15). */
 static void
 test_format(void)
@@ -482,6 +529,7 @@ test_format(void)
 	fmt_data(&b, 1e300);
 	ok(strcmp(buf_str(&b), "4294967296 0.1 1e+300") == 0, "fmt_data: integers exact: %s", buf_str(&b));
 	buf_free(&b);
+	test_format_printf();
 }
 
 int

@@ -223,7 +223,9 @@ test_json_numbers(void)
 	static const double fixed[] = {12.34, -12.34, 0.1, 1e-4, 9.9999e-5, 0.000123, 1.005, 2.5, -0.5, 3e9, -3e9,
 	                               1e15, 9.99999999999999e14, 999999999999999.9, 123456789012345.6, 1.0 / 3,
 	                               2.0 / 3, 0.30000000000000004, 1e300, 5e-324, 1e21, 2147483648.5, 4.35,
-	                               299.99999999999994, 1e-5, 0.0001000000000001};
+	                               299.99999999999994, 1e-5, 0.0001000000000001, 0.0, -0.0, 1, -1, 7,
+	                               2147483647, -2147483648.0, 2147483648.0, 33554432, 99999999999999,
+	                               999999999999999, 1e14, -1e14, 4294967296.0, 9007199254740992.0};
 	unsigned long long x = 88172645463325252ULL;
 	int bad = 0, tried = 0, raw = 0;
 
@@ -233,6 +235,8 @@ test_json_numbers(void)
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift */
 		if (i < (int)(sizeof(fixed) / sizeof(fixed[0])))
 			d = fixed[i];
+		else if (i % 4 == 3) /* an integer (a size, a count): of up to 16 digits */
+			d = (double)(long long)(x % (x & 2 ? 100000ULL : 10000000000000000ULL)) * (x & 1 ? -1 : 1);
 		else if (i % 3 == 0) /* a decimal of up to 15 digits */
 			d = (double)(long long)(x % 1000000000000000ULL) / pow(10, (double)(x >> 60)) * (x & 1 ? -1 : 1);
 		else if (i % 3 == 1) /* a measurement: a few digits */
