@@ -80,9 +80,12 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 	    strcmp(out->grader, grade_version(a, out->workload)) != 0) {
 		/* graded again to the same bytes (a run that never ran, a job.json
 		 * touched), report.json is left as it was: nothing changed */
-		ok = grade_write(a, root, p, r, rep.data, out);
-		rewritten = stat(rep.data, seen) != 0 || !exists || seen->st_ino != before.st_ino ||
-		            report_older(before.st_mtim, seen->st_mtim) || report_older(seen->st_mtim, before.st_mtim);
+		/* the stat of the file written (of one left as it was: its own) */
+		seen->st_size = -1;
+		ok = grade_write(a, root, p, r, rep.data, out, seen);
+		rewritten = (seen->st_size < 0 && stat(rep.data, seen) != 0) || !exists ||
+		            seen->st_ino != before.st_ino || report_older(before.st_mtim, seen->st_mtim) ||
+		            report_older(seen->st_mtim, before.st_mtim);
 	}
 	*changed = rewritten || !stamp_t || !report_older(seen->st_mtim, *stamp_t);
 	if (report_older(*latest, seen->st_mtim))

@@ -214,26 +214,41 @@ beneath_remove_tree(int rootfd, const char *rel)
 	return true;
 }
 
-bool
-beneath_dirs_ok(const char *root, const char *const *rels)
+int
+beneath_dir(const char *root, const char *rel)
 {
-	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
-	bool ok = true;
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, e;
 
 	if (rootfd < 0) {
 		warn("open %s:", root);
-		return false;
+		return -2;
 	}
-	for (; ok && *rels; rels++) {
-		fd = beneath_open(rootfd, *rels, O_RDONLY | O_DIRECTORY, 0);
+	errno = EXDEV;
+	fd = *rel == '/' ? -1 : open_dir(rootfd, rel, strlen(rel));
+	e = errno;
+	close(rootfd);
+	if (fd >= 0)
+		return fd;
+	if (e == ELOOP || e == ENOTDIR || e == EXDEV) {
+		warn("%s/%s is a symbolic link (or crosses one, or is no directory); kunai does not write "
+		     "through links (remove it)",
+		     root, rel);
+		return -2;
+	}
+	errno = e;
+	return -1;
+}
+
+bool
+beneath_dirs_ok(const char *root, const char *const *rels)
+{
+	int fd;
+
+	for (; *rels; rels++) {
+		if ((fd = beneath_dir(root, *rels)) == -2)
+			return false;
 		if (fd >= 0)
 			close(fd);
-		else if (errno == ELOOP || errno == ENOTDIR || errno == EXDEV)
-			ok = false;
-		if (!ok)
-			warn("%s/%s is a symbolic link (or crosses one, or is no directory); kunai does not write "
-			     "through links (remove it)", root, *rels);
 	}
-	close(rootfd);
-	return ok;
+	return true;
 }

@@ -33,6 +33,12 @@ int beneath_stat(int rootfd, const char *rel, struct stat *st);
  * could not be reached. */
 bool beneath_remove_tree(int rootfd, const char *rel);
 
+/* The directory rel below root, opened never through a link (rel is no
+ * absolute path, holds no ".."; "" is root): its descriptor; -1 (errno
+ * set) where it cannot be opened otherwise (it does not exist, say); -2
+ * after reporting where it is a link, crosses one or is no directory, or
+ * root cannot be opened. */
+int beneath_dir(const char *root, const char *rel);
 /* Whether each of rels (NULL-ended) that exists below root is a real
  * directory reached through no link; the first that is not is reported
  * ("ROOT/REL is a symbolic link; kunai does not write through links").

@@ -1,8 +1,9 @@
 /* file.c: whole files in and out (util.h): reading with a bound, and output
  * that is complete or absent, never written through a link: a unique
  * O_CREAT|O_EXCL|O_NOFOLLOW temporary, then rename; directories made and
- * removed. */
-#define _POSIX_C_SOURCE 200809L
+ * removed. A file that does not exist yet is written unnamed (O_TMPFILE)
+ * and linked into place when complete, where the kernel can. */
+#define _GNU_SOURCE /* O_TMPFILE, AT_EMPTY_PATH */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -255,6 +256,44 @@ write_file_excl_at(int dirfd, const char *rel, const char *path, const void *dat
 	if (exists)
 		warn("open %s:", path);
 	return false;
+}
+
+bool
+write_file_fresh_at(int dirfd, const char *rel, const char *path, const void *data, size_t len, struct stat *st)
+{
+#if defined(O_TMPFILE) && defined(AT_EMPTY_PATH)
+	char proc[64];
+	int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666), e;
+
+	if (fd < 0)
+		return write_file_atomic_st(path, data, len, st);
+	if (!file_write_all(fd, data, len)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		warn("write %s:", path);
+		return false;
+	}
+	/* linked by its descriptor (a kernel that asks for a capability
+	 * there takes /proc's name of it); never over a name that exists */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(fd, "", dirfd, rel, AT_EMPTY_PATH) != 0 &&
+	    (errno == EEXIST || linkat(AT_FDCWD, proc, dirfd, rel, AT_SYMLINK_FOLLOW) != 0)) {
+		close(fd);
+		return write_file_atomic_st(path, data, len, st);
+	}
+	if (st && (fstat(fd, st) != 0 || (size_t)st->st_size != len))
+		st->st_size = -1;
+	if (close(fd) != 0) {
+		warn("write %s:", path);
+		return false;
+	}
+	return true;
+#else
+	(void)dirfd;
+	(void)rel;
+	return write_file_atomic_st(path, data, len, st);
+#endif
 }
 
 bool

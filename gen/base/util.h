@@ -127,6 +127,15 @@ bool write_file_new_at(int dirfd, const char *rel, const char *path, const void 
  * none. A failed write removes it. Returns false after reporting. */
 bool write_file_excl_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
                         struct stat *st);
+/* write_file_atomic_st of path, which is rel under the directory dirfd,
+ * when rel is believed absent: written as an unnamed file in dirfd
+ * (O_TMPFILE) and linked as rel when complete, so that a crash leaves no
+ * partial file and no temporary, and the directory changes once (a
+ * temporary and a rename change it twice). Where the kernel or the file
+ * system refuses that, or rel exists after all: write_file_atomic_st.
+ * Returns false after reporting. */
+bool write_file_fresh_at(int dirfd, const char *rel, const char *path, const void *data, size_t len,
+                         struct stat *st);
 /* Writes all of data to fd; false with errno set when it could not. */
 bool file_write_all(int fd, const void *data, size_t len);
 /* Whether rel under dirfd (not a link) holds exactly these bytes; *st (if

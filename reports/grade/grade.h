@@ -14,6 +14,7 @@
 #include "reports/results/results.h"
 
 struct arena;
+struct stat;
 
 /* `kunai grade`: the process exit status: 0, 1 (bad input/I-O), 2 (usage). */
 int cmd_grade(int argc, char **argv);
@@ -27,9 +28,11 @@ int cmd_grade(int argc, char **argv);
 void grade_run(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
                bool check_output, struct run_report *out);
 /* grade_run with the check, then writes the report to target (the run's
- * report.json). Returns false after reporting a write error. */
+ * report.json under root); *st (if not NULL) gets the stat of the file
+ * written, st_size -1 if none. Returns false after reporting a write
+ * error. */
 bool grade_write(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
-                 const char *target, struct run_report *out);
+                 const char *target, struct run_report *out, struct stat *st);
 /* Parses an ISO 8601 UTC time ("2024-05-01T12:00:00Z", fractions and
  * +hh:mm offsets allowed) into seconds since the epoch. Returns false when s
  * is not one. */

@@ -4,6 +4,8 @@
  * anything, and a failed run is a result, not an error: the exit status is
  * 1 only when the report cannot be written (or the build dir is not one). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -316,15 +318,16 @@ done:
 
 bool
 grade_write(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
-            const char *target, struct run_report *out)
+            const char *target, struct run_report *out, struct stat *st)
 {
-	const char *dirs[] = {r->dir, NULL};
 	struct buf b = {0};
+	struct stat old;
 	bool ok;
-
 	/* the run dir (and every dir above it) is no link: report.json is
 	 * written there (and the run read from there) */
-	if (!beneath_dirs_ok(root, dirs)) {
+	int dfd = beneath_dir(root, r->dir);
+
+	if (dfd == -2) {
 		report_start(out, r);
 		out->outcome = OUTCOME_INFRA;
 		out->reason = "the run dir is a symbolic link (or under one); not read, not written";
@@ -332,7 +335,14 @@ grade_write(struct arena *a, const char *root, const struct plan *p, const struc
 	}
 	grade_run(a, root, p, r, true, out);
 	json_write_report(out, &b);
-	ok = write_file_atomic(target, b.data, b.len);
+	/* a first report.json (a first report of the campaign: every run's) is
+	 * made unnamed in its dir and linked there, no temporary */
+	if (dfd >= 0 && fstatat(dfd, "report.json", &old, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+		ok = write_file_fresh_at(dfd, "report.json", target, b.data, b.len, st);
+	else
+		ok = write_file_atomic_st(target, b.data, b.len, st);
+	if (dfd >= 0)
+		close(dfd);
 	buf_free(&b);
 	return ok;
 }
@@ -437,7 +447,7 @@ cmd_grade(int argc, char **argv)
 		p.tests = &one;
 		p.n_tests = 1;
 	}
-	if (grade_write(&a, ".", &p, r, target, &rep))
+	if (grade_write(&a, ".", &p, r, target, &rep, NULL))
 		rc = 0;
 done:
 	buf_free(&out);
