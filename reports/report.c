@@ -35,16 +35,16 @@
 #include "gen/base/lock.h"
 #include "gen/base/util.h"
 
-/* Is a report of time rep newer than the file at path (a missing one
+/* Is a report of time rep newer than the run's file name (a missing one
  * counts when it is not required)? */
 static bool
-newer(struct timespec rep, const char *path, bool required)
+newer(struct report_runs *w, struct timespec rep, const char *dir, const char *name, bool required)
 {
-	struct timespec t;
+	struct stat st;
 
-	if (!report_mtime(path, &t))
+	if (report_runs_stat(w, dir, name, &st) != 0)
 		return !required;
-	return !report_older(rep, t);
+	return !report_older(rep, st.st_mtim);
 }
 
 /* The run's report.json when it is newer than everything it was graded
@@ -56,23 +56,20 @@ newer(struct timespec rep, const char *path, bool required)
  * series false: a report.json read leaves out the series (csv_add's).
  * *latest: the newest report.json mtime so far; *seen: its stat. */
 static bool
-collect(struct arena *a, const char *root, const struct plan *p, const struct plan_run *r,
+collect(struct arena *a, const char *root, struct report_runs *w, const struct plan *p, const struct plan_run *r,
         const struct timespec *plan_t, const struct timespec *stamp_t, bool series, struct run_report *out,
         bool *changed, struct timespec *latest, struct stat *seen)
 {
-	struct buf rep = {0}, path = {0}, why = {0};
+	struct buf rep = {0}, why = {0};
 	struct stat before;
 	bool exists, fresh, rewritten = false, ok = true;
 
 	buf_printf(&rep, "%s/%s/report.json", root, r->dir);
-	exists = stat(rep.data, seen) == 0;
+	exists = report_runs_stat(w, r->dir, "report.json", seen) == 0;
 	before = *seen;
 	fresh = exists && plan_t && !report_older(seen->st_mtim, *plan_t);
-	buf_printf(&path, "%s/%s/job.json", root, r->dir);
-	fresh = fresh && newer(seen->st_mtim, path.data, true);
-	path.len = 0;
-	buf_printf(&path, "%s/%s/stdout.txt", root, r->dir);
-	fresh = fresh && newer(seen->st_mtim, path.data, false);
+	fresh = fresh && newer(w, seen->st_mtim, r->dir, "job.json", true);
+	fresh = fresh && newer(w, seen->st_mtim, r->dir, "stdout.txt", false);
 	/* and made by this kunai's grading of its workload (a report.json of an
 	 * older grader, or of none recorded, is graded again) */
 	if (!fresh || !json_load_values(a, rep.data, out, &why, series) || strcmp(out->dir, r->dir) != 0 ||
@@ -91,7 +88,6 @@ collect(struct arena *a, const char *root, const struct plan *p, const struct pl
 	if (report_older(*latest, seen->st_mtim))
 		*latest = seen->st_mtim;
 	buf_free(&rep);
-	buf_free(&path);
 	buf_free(&why);
 	return ok;
 }
@@ -204,6 +200,7 @@ cmd_report(int argc, char **argv)
 	struct strtab strs = {0};
 	struct csv *csv;
 	struct stat *seen = NULL;
+	struct report_runs *runs;
 	struct plan p;
 	struct summary s = {0};
 	struct fleet fleet;
@@ -312,13 +309,14 @@ cmd_report(int argc, char **argv)
 	 * spooled to the CSV files, and only the rest kept */
 	csv = csv_begin();
 	seen = xcalloc(p.n_runs + 1, sizeof(*seen));
+	runs = report_runs_open(root);
 	/* nothing changed since the last complete report (no run graded, no
 	 * report.json or kunai.json newer than its stamp): its files stand, and
 	 * only the lines below are made again */
 	for (i = 0; i < p.n_runs; i++) {
 		struct run_report full;
 		bool changed;
-		ok = collect(&one, root, &p, &p.runs[i], plan_known ? &plan_t : NULL, quick ? &stamp_t : NULL, !quick,
+		ok = collect(&one, root, runs, &p, &p.runs[i], plan_known ? &plan_t : NULL, quick ? &stamp_t : NULL, !quick,
 		             &full, &changed, &latest, &seen[i]) && ok;
 		if (quick && changed) {
 			/* the CSV rows of the runs so far, read again with their series */
@@ -327,7 +325,7 @@ cmd_report(int argc, char **argv)
 				struct run_report prev;
 				struct arena t = {0};
 				bool unused;
-				if (collect(&t, root, &p, &p.runs[j], &plan_t, NULL, true, &prev, &unused, &latest, &seen[j]))
+				if (collect(&t, root, runs, &p, &p.runs[j], &plan_t, NULL, true, &prev, &unused, &latest, &seen[j]))
 					csv_add(csv, j, &prev);
 				arena_free(&t);
 			}
@@ -338,6 +336,7 @@ cmd_report(int argc, char **argv)
 		arena_free(&one);
 	}
 	strtab_free(&strs);
+	report_runs_close(runs);
 	report_mark_skipped(&a, &p, s.runs);
 	/* peers: suspect runs, and the verdict per node (counts included) */
 	fleet_grade(&a, &p, &s, &fleet);

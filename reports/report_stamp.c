@@ -6,6 +6,7 @@
  * kunai report answers from it, with a stat of each run's files and not one
  * report.json read. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,38 +146,102 @@ report_stamp_free(struct stamp_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
+struct report_runs {
+	int root, parent;
+	struct buf dir, rel;
+	size_t len;
+};
+
+struct report_runs *
+report_runs_open(const char *root)
+{
+	struct report_runs *w;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	w = xcalloc(1, sizeof(*w));
+	w->root = fd;
+	w->parent = -1;
+	return w;
+}
+
+int
+report_runs_stat(struct report_runs *w, const char *dir, const char *name, struct stat *st)
+{
+	const char *slash = strrchr(dir, '/');
+	size_t len = slash ? (size_t)(slash - dir) : 0;
+
+	if (!w || *dir == '/') {
+		/* (a stamp's line is no path of the build dir's) */
+		errno = w ? EINVAL : EBADF;
+		return -1;
+	}
+	/* the run's parent, opened when it is not the last run's */
+	if (slash && (w->parent < 0 || w->len != len || memcmp(w->dir.data, dir, len) != 0)) {
+		if (w->parent >= 0)
+			close(w->parent);
+		w->dir.len = 0;
+		buf_push(&w->dir, dir, len);
+		w->len = len;
+		w->parent = openat(w->root, w->dir.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (w->parent < 0)
+			return -1;
+	}
+	w->rel.len = 0;
+	buf_printf(&w->rel, "%s/%s", slash ? slash + 1 : dir, name);
+	return fstatat(slash ? w->parent : w->root, w->rel.data, st, 0);
+}
+
+void
+report_runs_close(struct report_runs *w)
+{
+	if (!w)
+		return;
+	if (w->parent >= 0)
+		close(w->parent);
+	close(w->root);
+	buf_free(&w->dir);
+	buf_free(&w->rel);
+	free(w);
+}
+
+/* The mtime of a run's file (report_runs_stat). */
+static bool
+run_mtime(struct report_runs *w, const char *dir, const char *name, struct timespec *t)
+{
+	struct stat st;
+
+	if (report_runs_stat(w, dir, name, &st) != 0)
+		return false;
+	*t = st.st_mtim;
+	return true;
+}
+
 bool
 report_fresh(const char *root, const struct stamp_result *res, struct timespec plan_t, struct timespec stamp_t)
 {
-	struct buf path = {0};
+	struct report_runs *w = report_runs_open(root);
 	struct timespec rep, t;
-	size_t i, dir;
-	bool fresh = true;
+	size_t i;
+	bool fresh = w != NULL;
 
 	for (i = 0; i < res->n_dirs && fresh; i++) {
-		path.len = 0;
-		buf_printf(&path, "%s/%s/", root, res->dirs[i]);
-		dir = path.len;
-		buf_puts(&path, "report.json");
+		const char *dir = res->dirs[i];
 		/* made before the stamp, after kunai.json */
-		fresh = report_mtime(path.data, &rep) && report_older(rep, stamp_t) && !report_older(rep, plan_t);
-		path.len = dir;
-		buf_puts(&path, "job.json");
-		if (fresh && report_mtime(path.data, &t))
+		fresh = run_mtime(w, dir, "report.json", &rep) && report_older(rep, stamp_t) &&
+		        !report_older(rep, plan_t);
+		if (fresh && run_mtime(w, dir, "job.json", &t))
 			fresh = !report_older(rep, t);
 		else if (fresh) {
 			/* never run when the stamp was made, and nothing made or
 			 * removed in its dir since (a job.json removed, say) */
-			path.len = dir;
-			buf_puts(&path, ".");
-			fresh = report_mtime(path.data, &t) && report_older(t, stamp_t);
+			fresh = run_mtime(w, dir, ".", &t) && report_older(t, stamp_t);
 		}
-		path.len = dir;
-		buf_puts(&path, "stdout.txt");
-		if (fresh && report_mtime(path.data, &t))
+		if (fresh && run_mtime(w, dir, "stdout.txt", &t))
 			fresh = !report_older(rep, t);
 	}
-	buf_free(&path);
+	report_runs_close(w);
 	return fresh;
 }
 
@@ -185,20 +250,18 @@ report_fresh(const char *root, const struct stamp_result *res, struct timespec p
 static bool
 unchanged(const char *root, const struct plan *p, const struct stat *seen)
 {
-	struct buf path = {0};
+	struct report_runs *w = report_runs_open(root);
 	struct stat st;
 	size_t i;
-	bool same = true;
+	bool same = w != NULL;
 
 	for (i = 0; i < p->n_runs && same; i++) {
-		path.len = 0;
-		buf_printf(&path, "%s/%s/report.json", root, p->runs[i].dir);
-		same = stat(path.data, &st) == 0 ? st.st_ino == seen[i].st_ino && st.st_dev == seen[i].st_dev &&
+		same = report_runs_stat(w, p->runs[i].dir, "report.json", &st) == 0 ? st.st_ino == seen[i].st_ino && st.st_dev == seen[i].st_dev &&
 		                                      !report_older(st.st_mtim, seen[i].st_mtim) &&
 		                                      !report_older(seen[i].st_mtim, st.st_mtim)
 		                                : !seen[i].st_ino;
 	}
-	buf_free(&path);
+	report_runs_close(w);
 	return same;
 }
 

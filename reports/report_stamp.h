@@ -21,6 +21,18 @@ struct stamp_result {
 	size_t n_dirs;
 };
 
+/* The files of a build dir's runs, stat'ed from the build dir's descriptor
+ * and their parent's (kept open while the runs go on in it, as kunai.json
+ * lists them: a campaign's 100,000 stats then walk two components each,
+ * not the build dir's path every time). */
+struct report_runs;
+/* Opens root; NULL when it cannot. */
+struct report_runs *report_runs_open(const char *root);
+/* stat(2) of the run dir's file name ("." the dir) below root; -1 with
+ * errno set (w NULL: EBADF). */
+int report_runs_stat(struct report_runs *w, const char *dir, const char *name, struct stat *st);
+/* Closes and frees w (NULL: nothing). */
+void report_runs_close(struct report_runs *w);
 /* Reads path's mtime. Returns false when it cannot be stat'ed. */
 bool report_mtime(const char *path, struct timespec *t);
 /* Is a before b? */
