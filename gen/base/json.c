@@ -195,19 +195,27 @@ numbers_as_text(cJSON *o)
 	}
 }
 
-/* Appends o printed (cJSON's tab layout, as kunai.json) and a newline. */
+/* Appends o printed (cJSON's tab layout, as kunai.json) and a newline.
+ * Printed in place, in out's room (cJSON_PrintPreallocated, the bytes of
+ * cJSON_Print), made twice as large while it is too small: no buffer of
+ * cJSON's grown by realloc and copied again, per report.json. */
 void
 json_print(cJSON *o, struct buf *out)
 {
-	char *text;
+	size_t room = 8192;
 
 	numbers_as_text(o->child);
-	text = cJSON_Print(o);
-
-	cJSON_Delete(o);
-	if (!text)
-		fatal("out of memory while printing JSON");
-	buf_puts(out, text);
+	for (;;) {
+		/* cJSON asks for 5 bytes more than it writes; then the newline */
+		if (out->cap - out->len < room + 7)
+			out->data = xreserve(out->data, out->len + room + 7, &out->cap, 1);
+		if (cJSON_PrintPreallocated(o, out->data + out->len, (int)room + 5, 1))
+			break;
+		if (room > (size_t)INT_MAX / 4)
+			fatal("out of memory while printing JSON");
+		room *= 2;
+	}
+	out->len += strlen(out->data + out->len);
 	buf_putc(out, '\n');
-	cJSON_free(text);
+	cJSON_Delete(o);
 }

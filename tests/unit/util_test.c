@@ -265,6 +265,31 @@ test_json_numbers(void)
 		buf_free(&got);
 	}
 	ok(bad == 0, "json_print writes %d numbers as cJSON_Print does (%d with a point), %d differ", tried, raw, bad);
+
+	/* texts of every size, printed in place in a buffer that already
+	 * holds text: each as cJSON_Print, after what was there */
+	struct buf expect = {0};
+	for (int size = 1, n = 0; size < 200000; size = size * 3 + 1, n++) {
+		cJSON *a = cJSON_CreateObject(), *b, *arr = cJSON_AddArrayToObject(a, "series");
+		struct buf got = {0};
+		char *want;
+
+		for (int i = 0; i < size / 16; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateNumber(i * 0.25));
+		cJSON_AddStringToObject(a, "text", "x");
+		b = cJSON_Duplicate(a, 1);
+		want = cJSON_Print(a);
+		cJSON_Delete(a);
+		buf_printf(&got, "before %d\n", n);
+		json_print(b, &got);
+		buf_printf(&expect, "before %d\n%s\n", n, want);
+		bad = got.len != expect.len || memcmp(got.data, expect.data, got.len) != 0;
+		expect.len = 0;
+		ok(!bad, "json_print of %zu bytes in place after other text: as cJSON_Print", strlen(want));
+		cJSON_free(want);
+		buf_free(&got);
+	}
+	buf_free(&expect);
 }
 
 int
