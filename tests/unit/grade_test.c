@@ -14,6 +14,7 @@
 #include "reports/grade/parse.h"
 #include "reports/grade/grade.h"
 #include "tap.h"
+#include "numbers.h"
 #include "grade_helpers.h"
 #include "gen/base/util.h"
 
@@ -468,20 +469,9 @@ test_format_printf(void)
 	for (int i = 0; i < 300000; i++) {
 		double d;
 
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift */
-		if (i < (int)LEN(fixed))
-			d = fixed[i];
-		else if (i % 4 == 0) /* an integer */
-			d = (double)(long long)(x % (x & 2 ? 100000ULL : 100000000000000000ULL)) * (x & 1 ? -1 : 1);
-		else if (i % 4 == 1) /* a decimal of up to 12 digits */
-			d = (double)(long long)(x % 1000000000000ULL) / pow(10, (double)(x >> 60)) * (x & 1 ? -1 : 1);
-		else if (i % 4 == 2) /* a measurement: a few digits */
-			d = (double)(x % 100000) / pow(10, (double)((x >> 20) % 9));
-		else { /* any bit pattern that is a number */
-			memcpy(&d, &x, sizeof(d));
-			if (!isfinite(d))
-				continue;
-		}
+		d = i < (int)LEN(fixed) ? fixed[i] : test_number(&x, i, 12);
+		if (isnan(d))
+			continue;
 		for (prec = 4; prec <= 9; prec += 5) {
 			got.len = want.len = 0;
 			(prec == 4 ? fmt_num : fmt_data)(&got, d);

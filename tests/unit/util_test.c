@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "tap.h"
+#include "numbers.h"
 #include "gen/base/json.h"
 #include "gen/base/util.h"
 
@@ -232,20 +233,9 @@ test_json_numbers(void)
 	for (int i = 0; i < 400000; i++) {
 		double d;
 
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift */
-		if (i < (int)(sizeof(fixed) / sizeof(fixed[0])))
-			d = fixed[i];
-		else if (i % 4 == 3) /* an integer (a size, a count): of up to 16 digits */
-			d = (double)(long long)(x % (x & 2 ? 100000ULL : 10000000000000000ULL)) * (x & 1 ? -1 : 1);
-		else if (i % 3 == 0) /* a decimal of up to 15 digits */
-			d = (double)(long long)(x % 1000000000000000ULL) / pow(10, (double)(x >> 60)) * (x & 1 ? -1 : 1);
-		else if (i % 3 == 1) /* a measurement: a few digits */
-			d = (double)(x % 100000) / pow(10, (double)((x >> 20) % 7));
-		else { /* any bit pattern that is a number */
-			memcpy(&d, &x, sizeof(d));
-			if (!isfinite(d))
-				continue;
-		}
+		d = i < (int)(sizeof(fixed) / sizeof(fixed[0])) ? fixed[i] : test_number(&x, i, 15);
+		if (isnan(d))
+			continue;
 		cJSON *a = cJSON_CreateObject(), *b = cJSON_CreateObject();
 		char *want;
 		struct buf got = {0};
