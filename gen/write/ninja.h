@@ -23,12 +23,14 @@ enum { NINJA_INPUT_GROUP = 500 };
 
 /* Every test's id is a ninja target, at any count of tests: a phony that
  * names its runs. For a test of one run that phony only renames the run's
- * stamp, at the cost of an edge and a node (about 400 bytes of ninja's
- * memory, a third of what a bare graph's run costs); what ninja parses for
- * it is the one line `build <id>: phony <id>/0/kunai.stamp`, and its
- * dependants and `run` name the stamp, so that a `ninja run` never scans
- * (nor stats) it. No spelling is cheaper (an implicit output of the run
- * edge costs a .ninja_log line on every run). */
+ * stamp, at the cost of an edge and a node that ninja parses on every
+ * `ninja run` (about 400 bytes of its memory, nearly half of what a bare
+ * graph's run costs: 1.34x a bare graph's peak memory, 1.26x its time, on a
+ * no-op of 10,000 such tests). It is the one line
+ * `build <id>: phony <id>/0/kunai.stamp`, and its dependants and `run` name
+ * the stamp, so that a `ninja run` never scans (nor stats) it. No spelling
+ * is cheaper (an implicit output of the run edge costs a .ninja_log line
+ * on every run; `run` naming the aliases, a stat of each). */
 
 /* Appends DIR/FILE, escaped for a ninja path. */
 void ninja_path_in(struct buf *b, const char *dir, const char *file);
