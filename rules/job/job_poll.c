@@ -13,8 +13,9 @@
  * - A waiter whose job wrote its exit record wants the final state at once:
  *   it runs the query URGENT_MS after the last one (its wait doubles with
  *   each query after its record that did not end it: a job in its epilog, a
- *   requeue), asking slurmctld first (squeue -t all -j; accounting lags it)
- *   and sacct only for what slurmctld forgot. One query answers every job
+ *   requeue), and that query also asks slurmctld (squeue -t all -j) about
+ *   every job that accounting does not call ended, since accounting lags
+ *   slurmctld (see query). One query answers every job
  *   that ended since the last, so jobs that end together cost one query;
  *   jobs that end one by one cost up to one query per URGENT_MS of the time
  *   over which they end. */
@@ -285,22 +286,29 @@ poll_row_line(struct buf *out, const struct slurm_row *r)
 }
 
 /* Appends the rows of out (sacct -P or squeue -O lines) whose job is one
- * of s's and not yet found. */
+ * of s's and not yet found; with unended, a job not ended goes there
+ * instead, not found (slurmctld is asked about it next). */
 static void
-take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct buf *rows)
+take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct buf *rows, struct buf *unended)
 {
 	struct slurm_row r;
 	const char *p;
+	bool terminal;
 	long i;
 
 	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (!(sacct ? slurm_parse_sacct(p, &r) : slurm_parse_squeue(p, &r)))
 			continue;
 		i = ids_find(s, r.id);
-		if (i >= 0 && !found[i]) {
-			found[i] = true;
-			poll_row_line(rows, &r);
+		if (i < 0 || found[i])
+			continue;
+		job_state_outcome(r.state, 0, &terminal);
+		if (unended && !terminal) {
+			poll_row_line(unended, &r);
+			continue;
 		}
+		found[i] = true;
+		poll_row_line(rows, &r);
 	}
 }
 
@@ -340,10 +348,11 @@ next_chunk(const struct ids *s, const bool *found, size_t *i, struct buf *list)
 	return k;
 }
 
-/* sacct for the jobs of s not found yet; false when it could not be asked
- * now (transient). *acct turns false where accounting is off or broken. */
+/* sacct for the jobs of s not found yet (unended: as take_rows'); false
+ * when it could not be asked now (transient). *acct turns false where
+ * accounting is off or broken. */
 static bool
-ask_sacct(struct job *j, const struct ids *s, bool *found, struct buf *rows, bool *acct)
+ask_sacct(struct job *j, const struct ids *s, bool *found, struct buf *rows, struct buf *unended, bool *acct)
 {
 	struct buf out = {0}, err = {0}, list = {0}, start = {0};
 	bool ok = true;
@@ -361,7 +370,7 @@ ask_sacct(struct job *j, const struct ids *s, bool *found, struct buf *rows, boo
 		rc = slurm_cmd(j, argv, NULL, 1, false, &out, &err);
 		if (rc == 0) {
 			remember_accounting(true);
-			take_rows(s, found, out.data, true, rows);
+			take_rows(s, found, out.data, true, rows, unended);
 		} else if (strstr(buf_str(&err), "accounting storage is disabled")) {
 			remember_accounting(false);
 			*acct = false;
@@ -396,7 +405,7 @@ ask_ctld_all(struct job *j, const struct ids *s, bool *found, struct buf *rows)
 		rc = slurm_cmd(j, argv, NULL, 1, false, &out, &err);
 		/* "Invalid job id" when it knows none of them */
 		if (rc == 0 || strstr(buf_str(&err), "Invalid job id")) {
-			take_rows(s, found, out.data, false, rows);
+			take_rows(s, found, out.data, false, rows, NULL);
 		} else {
 			ok = false;
 			if (!slurm_transient(buf_str(&err)))
@@ -410,38 +419,47 @@ ask_ctld_all(struct job *j, const struct ids *s, bool *found, struct buf *rows)
 }
 
 /* One query for every registered job: rows into rows, then "<id>|-" for a
- * job the scheduler does not know. Urgent (an exit record waits): slurmctld
- * first, which knows at once what accounting learns later, then sacct for
- * what it forgot; else sacct first, slurmctld for what accounting does not
- * list (a job older than YOUNG_S) or without accounting. Returns false when
- * the scheduler could not be asked (the waiters then wait for the next
+ * job the scheduler does not know. sacct first where accounting exists,
+ * then slurmctld for the jobs accounting does not list (a job older than
+ * YOUNG_S) or without accounting. Urgent (an exit record waits): also for
+ * the jobs accounting does not call ended yet, since it lags slurmctld;
+ * accounting's ended ones are final (it has them while slurmctld still
+ * shows the job COMPLETING), and sacct fails at once where slurmdbd is
+ * down, where squeue waits out MessageTimeout. Returns false when the
+ * scheduler could not be asked (the waiters then wait for the next
  * interval). */
 static bool
 query(struct job *j, const struct ids *s, struct buf *rows, bool urgent)
 {
 	bool *found = xcalloc(s->n ? s->n : 1, sizeof(*found)), acct = !accounting_known_off(), ok = true;
-	bool asked_ctld = false, ctld_ok = true, need;
+	bool asked_ctld = false, need;
+	struct buf unended = {0};
+	struct slurm_row r;
 	double now = job_now();
+	const char *p;
 	size_t i;
+	long k;
 
-	if (urgent)
-		ctld_ok = asked_ctld = ask_ctld_all(j, s, found, rows);
-	/* (slurmctld out of reach: accounting may still answer) */
 	if (acct)
-		ok = ask_sacct(j, s, found, rows, &acct);
-	if (ok && ctld_ok && !asked_ctld) {
-		/* a job older than YOUNG_S that accounting does not list: ask slurmctld */
+		ok = ask_sacct(j, s, found, rows, urgent ? &unended : NULL, &acct);
+	if (ok) {
 		need = !acct;
 		for (i = 0; !need && i < s->n; i++)
-			need = !found[i] && now - s->w[i].submit >= YOUNG_S;
+			need = !found[i] && (urgent || now - s->w[i].submit >= YOUNG_S);
 		if (need)
 			ok = asked_ctld = ask_ctld_all(j, s, found, rows);
 	}
-	ok = ok && (ctld_ok || acct);
+	/* what accounting said of the jobs slurmctld did not answer for */
+	for (p = unended.data; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (slurm_parse_sacct(p, &r) && (k = ids_find(s, r.id)) >= 0 && !found[k]) {
+			found[k] = true;
+			poll_row_line(rows, &r);
+		}
 	for (i = 0; ok && asked_ctld && i < s->n; i++)
 		if (!found[i])
 			buf_printf(rows, "%s|-\n", s->w[i].id);
 	free(found);
+	buf_free(&unended);
 	return ok;
 }
 
