@@ -15,10 +15,10 @@
  *   each query after its record that did not end it: a job in its epilog, a
  *   requeue), and that query also asks slurmctld (squeue -t all -j) about
  *   every job that accounting does not call ended, since accounting lags
- *   slurmctld (see query). One query answers every job
- *   that ended since the last, so jobs that end together cost one query;
- *   jobs that end one by one cost up to one query per URGENT_MS of the time
- *   over which they end. */
+ *   slurmctld (see query). One query answers every job that ended since
+ *   the last, so jobs that end together cost one query; jobs that end one
+ *   by one cost up to one query per URGENT_MS of the time over which they
+ *   end. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <dirent.h>
