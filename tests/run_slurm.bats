@@ -4,7 +4,8 @@
 # `squeue -t all`) and once with slurmdbd (sacct), both with Slurm's default
 # JobRequeue=1: outcomes and the success check, the dependency kinds, a rerun
 # of only the failed runs, scancel from outside, Ctrl-C, reattaching after a
-# killed ninja, a node failure retried, slurmctld gone, node groups. The one
+# killed ninja, a node failure retried, slurmctld gone, node groups, results
+# within seconds of the jobs' exit records at a few queries for all. The one
 # slow case, a time limit (Slurm kills 60-90 s after the start), runs in the
 # background from setup_file; only the plain node failure comes after it.
 bats_require_minimum_version 1.5.0
@@ -579,6 +580,59 @@ test_name = "early"'
 	[ "$(jf "$B/x/0/job.json" state)" = FAILED ]
 	[ "$(jf "$B/x/0/job.json" exit_code)" = 3 ]
 	[ "$(jf "$B/x/0/job.json" outcome)" = failed ]
+}
+
+# prompt MODE: twelve jobs that end together (each waits for the file go,
+# made once all of them run), with the query commands logged by shims in
+# $W/bin: every result lands within 3 s of its job's exit record (the bench
+# measures the real figure, < 1 s), and the poller asks the scheduler once
+# for all of them, not once per job: after go, at most 6 queries (calls
+# less than 0.3 s apart are one query), each at least 0.45 s after the
+# last (URGENT_MS = 500 ms, less the clock's slack).
+prompt() {
+	local c i n gap go
+	use "$1"
+	mkdir -p "$W/bin"
+	for c in squeue sacct scontrol; do
+		printf '#!/bin/sh\nt0=$(date +%%s.%%N)\n%s "$@"\nrc=$?\necho "%s $t0 $(date +%%s.%%N) $*" >>"%s/calls"\nexit $rc\n' \
+			"$(command -v $c)" $c "$W" >"$W/bin/$c"
+		chmod +x "$W/bin/$c"
+	done
+	printf 'name = "wait"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "until [ -e ../../go ]; do sleep 0.1; done"\n' \
+		>"$C/tests/wait.toml"
+	seq 0 11 | awk 'BEGIN { print "name = \"p\"" } { printf "[[Tests]]\nid = \"w%d\"\ntest_name = \"wait\"\n", $1 }' \
+		>"$C/scenario.toml"
+	gen "$C" "$B"
+	PATH="$W/bin:$PATH" ninja_bg
+	for i in $(seq 0 11); do
+		wait_for "$B/w$i/0/kunai.start" 60 || { cat "$W/ninja.log"; false; }
+	done
+	go=$(date +%s.%N)
+	touch "$B/go"
+	status=0; wait "$NPID" || status=$?
+	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }
+	# seconds from each exit record to its stamp (kunai job sets its mtime as it ends the edge)
+	find "$B" -path '*/0/*' \( -name kunai.exit -o -name kunai.stamp \) -printf '%h %f %T@\n' | awk '
+		{ t[$1, $2] = $3; d[$1] = 1 }
+		END { for (r in d) printf "%s %.3f\n", r, t[r, "kunai.stamp"] - t[r, "kunai.exit"] }' >"$W/latency"
+	[ "$(wc -l <"$W/latency")" -eq 12 ]
+	awk '$2 < 0 || $2 >= 3 { bad = 1 } END { exit bad }' "$W/latency" || { cat "$W/latency" "$W/calls"; false; }
+	# the queries after go: their number, and the least time between two
+	grep -v ' show hostname' "$W/calls" | sort -k2,2g | awk -v go="$go" '
+		$2 >= go { if (!n || $2 - end >= 0.3) { if (n && $2 - start < gap) gap = $2 - start; n++; start = $2 }
+			end = $3 }
+		BEGIN { gap = 99 } END { print n + 0, gap }' >"$W/queries"
+	read -r n gap <"$W/queries"
+	[ "$n" -ge 1 ] && [ "$n" -le 6 ] && awk -v g="$gap" 'BEGIN { exit !(g >= 0.45) }' ||
+		{ cat "$W/queries" "$W/calls" "$W/latency"; false; }
+}
+
+@test "plain: twelve jobs that end together: each result within 3 s of its exit record, a few queries for all of them" {
+	prompt plain
+}
+
+@test "accounting: twelve jobs that end together: each result within 3 s of its exit record, a few queries for all of them" {
+	prompt acct
 }
 
 @test "the slow case: a job past its 1-minute limit is outcome timeout (Slurm's TIMEOUT)" {

@@ -427,9 +427,6 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 		goto undo;
 	ninja_log_migrate(out_dir, rules, ninja_rules_file(c->system->scheduler));
 	printf("kunai: %zu runs of scenario '%s' in %s\n", rl.len, c->scenario->name, out_dir);
-	if (c->scenario->n_cases > NINJA_ALIAS_MAX)
-		printf("kunai: %zu tests, more than %d: a test of one run is a ninja target by its stamp "
-		       "(ninja <id>/0/kunai.stamp), not its id\n", c->scenario->n_cases, NINJA_ALIAS_MAX);
 	if (dir_out)
 		buf_puts(dir_out, out_dir);
 	rc = 0;

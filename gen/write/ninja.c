@@ -87,12 +87,10 @@ iteration_node(struct buf *b, const struct runlist *rl, size_t first, size_t per
 	buf_free(&p);
 }
 
-/* A case's runs (contiguous in rl): the first, whether it is the only one,
- * and whether its id is a ninja target (not for a test of one run past
- * NINJA_ALIAS_MAX tests). */
+/* A case's runs (contiguous in rl): the first, and whether it is the only one. */
 struct case_runs {
 	const struct run *first;
-	bool single, alias;
+	bool single;
 };
 
 /* Each case's runs, by case index. */
@@ -107,15 +105,14 @@ case_runs(const struct scenario *sc, const struct runlist *rl)
 			;
 		cr[rl->items[from].tc - sc->cases].first = &rl->items[from];
 		cr[rl->items[from].tc - sc->cases].single = i - from == 1;
-		cr[rl->items[from].tc - sc->cases].alias = i - from > 1 || sc->n_cases <= NINJA_ALIAS_MAX;
 	}
 	return cr;
 }
 
 /* The node that stands for case k where others name it (its dependants,
  * `run`): the stamp of its one run, or its alias. A test of one run is
- * named by its stamp even where it has an alias, which only the user then
- * names: a `ninja run` never scans (nor stats) it. */
+ * named by its stamp though it has an alias, which only the user names: a
+ * `ninja run` never scans (nor stats) it. */
 static void
 case_node(struct buf *b, const struct scenario *sc, const struct case_runs *cr, size_t k)
 {
@@ -475,8 +472,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 		 * sequencing pools it names every run, NINJA_INPUT_GROUP at a time */
 		for (i = to; !n_pools && i > from && rl->items[i - 1].iteration == rl->items[to - 1].iteration; i--)
 			;
-		if (cr[tc - sc->cases].alias)
-			alias_of_runs(b, tc->id, rl, n_pools ? from : i, to);
+		alias_of_runs(b, tc->id, rl, n_pools ? from : i, to);
 	}
 	buf_free(&pool);
 	buf_free(&iter);

@@ -629,7 +629,7 @@ k8s_wait(struct job *j, bool want_start)
 			result = JOB_WAIT_ENDED;
 			break;
 		}
-		poll_maybe(j, false);
+		poll_maybe(j, 0);
 		job_sleep(j, tick);
 		tick = tick < 1000 ? tick * 2 : 1000;
 	}

@@ -1,22 +1,24 @@
 /* job_poll.c: one scheduler query for all the waiters of a build dir.
- * They register under .kunai/waiting/<jobid>@<submit>@<pid> (with "@x"
- * added once the job wrote its exit record); whoever finds the query due
- * and gets .kunai/poll.lock runs it (sacct with --starttime where
- * accounting exists, else squeue -t all -j of those jobs) for every
- * registered job (on kubernetes one `kubectl get`, job_k8s.c) and writes
- * .kunai/poll.state, in sacct's -P layout; the others read that file.
- * Polls are spaced by load, so that a thousand short jobs cost the
- * scheduler a few dozen queries, not one per job:
- * - the interval grows from 2 s to --poll-max with the age of the
- *   youngest job, and is at least MS_PER_JOB times the waiting jobs;
- * - a waiter whose job wrote its exit record asks sooner, URGENT_MS after
- *   the last query, but only for a batch: when every waiting job has its
- *   exit record (a one-job campaign, the end of a wave), or when exit
- *   records of a twentieth of the campaign's jobs (the peak of waiting
- *   jobs since polling began, at most half of those waiting) are new since
- *   the last query; and at the latest URGENT_MS + URGENT_MS_PER_JOB times
- *   that peak after it. Which waiter checks is rate-limited by the mtime
- *   of .kunai/poll.lock (one directory scan per URGENT_MS). */
+ * They register under .kunai/waiting/<jobid>@<submit>@<pid>; whoever finds
+ * the query due and gets .kunai/poll.lock runs it for every registered job
+ * (on kubernetes one `kubectl get`, job_k8s.c) and writes .kunai/poll.state,
+ * in sacct's -P layout; the others read that file.
+ * - The periodic query catches the jobs that die without writing their exit
+ *   record (time limit, node failure, cancellation): sacct with --starttime
+ *   where accounting exists (squeue -t all -j for the jobs it does not list
+ *   yet), else squeue -t all -j of those jobs. Its interval grows from 2 s
+ *   to --poll-max with the age of the youngest job, and is at least
+ *   MS_PER_JOB times the waiting jobs, so that a thousand jobs that run for
+ *   long cost the scheduler a query every 20 s or more.
+ * - A waiter whose job wrote its exit record wants the final state at once:
+ *   it runs the query URGENT_MS after the last one (its wait doubles with
+ *   each query after its record that did not end it: a job in its epilog, a
+ *   requeue), and that query also asks slurmctld (squeue -t all -j) about
+ *   every job that accounting does not call ended, since accounting lags
+ *   slurmctld (see query). One query answers every job that ended since
+ *   the last, so jobs that end together cost one query; jobs that end one
+ *   by one cost up to one query per URGENT_MS of the time over which they
+ *   end. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <dirent.h>
@@ -39,12 +41,11 @@
 
 enum {
 	POLL_MIN_MS = 2000, /* kubernetes: the system's monitor_interval instead (job_state.h) */
-	URGENT_MS = 500,
+	URGENT_MS = 500,   /* a result within 1 s of its exit record */
+	URGENT_DOUBLINGS = 5, /* ... and a job that stays unended after it: every 16 s */
 	YOUNG_S = 5, /* sacct may not list a job this young yet */
 	IDS_PER_SACCT = 8000, /* 8000 ids of up to 15 digits: under 128 KiB */
-	MS_PER_JOB = 20,        /* 1,000 jobs: a query every 20 s at most */
-	URGENT_MS_PER_JOB = 20, /* ... and 20.5 s after an exit record at the latest */
-	BATCH_DIV = 20,         /* an urgent query for a twentieth of the peak */
+	MS_PER_JOB = 20,      /* 1,000 jobs: a periodic query every 20 s at most */
 };
 
 struct slurm_watch {
@@ -53,9 +54,6 @@ struct slurm_watch {
 	struct stat st;   /* ... and its identity */
 	double poll_time, interval;
 	double since;     /* when we registered: an older poll cannot know our job */
-	size_t jobs;      /* how many the last query asked about */
-	size_t peak;      /* the most jobs waiting at once since polling began */
-	size_t left;      /* exit records the last query found not yet ended */
 };
 
 static struct slurm_watch *
@@ -107,22 +105,6 @@ poll_begin(struct job *j, const char *what)
 }
 
 void
-poll_mark_exited(struct job *j)
-{
-	struct slurm_watch *w = j->watch;
-	struct buf to = {0};
-
-	if (!w || !w->reg.len || (w->reg.len > 2 && strcmp(w->reg.data + w->reg.len - 2, "@x") == 0))
-		return;
-	buf_printf(&to, "%s@x", w->reg.data);
-	if (rename(w->reg.data, to.data) == 0) {
-		w->reg.len = 0;
-		buf_puts(&w->reg, to.data);
-	}
-	buf_free(&to);
-}
-
-void
 poll_unregister(struct job *j)
 {
 	if (j->watch && j->watch->reg.len) {
@@ -139,7 +121,6 @@ read_state(struct job *j)
 	struct slurm_watch *w = watch(j);
 	struct stat st;
 	double t, iv;
-	size_t n = 0, peak = 0, left = 0;
 
 	if (stat(".kunai/poll.state", &st) != 0)
 		return false;
@@ -147,16 +128,13 @@ read_state(struct job *j)
 	    st.st_mtim.tv_nsec == w->st.st_mtim.tv_nsec && st.st_size == w->st.st_size)
 		return true;
 	if (!job_slurp(".kunai/poll.state", &w->state) ||
-	    sscanf(w->state.data, "kunai-poll %lf %lf %*s %zu %zu %zu", &t, &iv, &n, &peak, &left) < 2) {
+	    sscanf(w->state.data, "kunai-poll %lf %lf", &t, &iv) < 2) {
 		w->state.len = 0;
 		return false;
 	}
 	w->st = st;
 	w->poll_time = t;
 	w->interval = iv;
-	w->jobs = n;
-	w->peak = peak > n ? peak : n;
-	w->left = left;
 	return true;
 }
 
@@ -188,13 +166,12 @@ find_row(struct job *j, struct slurm_row *r)
 struct waiting {
 	char *id;
 	double submit;
-	bool exited; /* it wrote its exit record */
 };
 
 /* The registered jobs, sorted by id, each once. */
 struct ids {
 	struct waiting *w;
-	size_t n, exited;
+	size_t n;
 	double min_submit, youngest;
 };
 
@@ -218,7 +195,7 @@ cmp_waiting(const void *a, const void *b)
 static long
 ids_find(const struct ids *s, const char *id)
 {
-	struct waiting key = {(char *)id, 0, false};
+	struct waiting key = {(char *)id, 0};
 	const struct waiting *w = s->n ? bsearch(&key, s->w, s->n, sizeof(*s->w), cmp_waiting) : NULL;
 
 	return w ? w - s->w : -1;
@@ -251,7 +228,6 @@ list_waiting(struct ids *s)
 		}
 		s->w = xreserve(s->w, s->n + 1, &cap, sizeof(*s->w));
 		s->w[s->n].submit = strtod(at + 1, NULL);
-		s->w[s->n].exited = strstr(at2 + 1, "@x") != NULL;
 		*at = '\0';
 		s->w[s->n++].id = xstrdup(e->d_name);
 	}
@@ -262,7 +238,6 @@ list_waiting(struct ids *s)
 		qsort(s->w, s->n, sizeof(*s->w), cmp_waiting);
 	for (i = k = 0; i < s->n; i++) {
 		if (k && strcmp(s->w[k - 1].id, s->w[i].id) == 0) {
-			s->w[k - 1].exited |= s->w[i].exited;
 			free(s->w[i].id);
 			continue;
 		}
@@ -270,7 +245,6 @@ list_waiting(struct ids *s)
 	}
 	s->n = k;
 	for (i = 0; i < s->n; i++) {
-		s->exited += s->w[i].exited;
 		if (!i || s->w[i].submit < s->min_submit)
 			s->min_submit = s->w[i].submit;
 		if (!i || s->w[i].submit > s->youngest)
@@ -312,10 +286,10 @@ poll_row_line(struct buf *out, const struct slurm_row *r)
 }
 
 /* Appends the rows of out (sacct -P or squeue -O lines) whose job is one
- * of s's and not yet found; counts in *settled the jobs with an exit
- * record that the scheduler calls ended. */
+ * of s's and not yet found; with unended, a job not ended goes there
+ * instead, not found (slurmctld is asked about it next). */
 static void
-take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct buf *rows, size_t *settled)
+take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct buf *rows, struct buf *unended)
 {
 	struct slurm_row r;
 	const char *p;
@@ -326,12 +300,15 @@ take_rows(const struct ids *s, bool *found, const char *out, bool sacct, struct 
 		if (!(sacct ? slurm_parse_sacct(p, &r) : slurm_parse_squeue(p, &r)))
 			continue;
 		i = ids_find(s, r.id);
-		if (i >= 0 && !found[i]) {
-			found[i] = true;
-			poll_row_line(rows, &r);
-			job_state_outcome(r.state, 0, &terminal);
-			*settled += s->w[i].exited && terminal;
+		if (i < 0 || found[i])
+			continue;
+		job_state_outcome(r.state, 0, &terminal);
+		if (unended && !terminal) {
+			poll_row_line(unended, &r);
+			continue;
 		}
+		found[i] = true;
+		poll_row_line(rows, &r);
 	}
 }
 
@@ -356,82 +333,54 @@ remember_accounting(bool on)
 	write_file_atomic(".kunai/accounting", on ? "yes\n" : "no\n", on ? 4 : 3);
 }
 
-/* One query for every registered job: rows into rows, then "<id>|-" for a
- * job the scheduler does not know; *left: the jobs with an exit record
- * that it does not call ended yet. Returns false when the scheduler could
- * not be asked (the waiters then wait for the next interval). */
+/* Comma-separated ids of s not found yet, from *i on, at most
+ * IDS_PER_SACCT (sacct -j and squeue -j take one argument, which Linux
+ * caps at 128 KiB); returns how many. */
+static size_t
+next_chunk(const struct ids *s, const bool *found, size_t *i, struct buf *list)
+{
+	size_t k;
+
+	list->len = 0;
+	for (k = 0; *i < s->n && k < IDS_PER_SACCT; ++*i)
+		if (!found[*i])
+			buf_printf(list, "%s%s", k++ ? "," : "", s->w[*i].id);
+	return k;
+}
+
+/* sacct for the jobs of s not found yet (unended: as take_rows'); false
+ * when it could not be asked now (transient). *acct turns false where
+ * accounting is off or broken. */
 static bool
-query(struct job *j, const struct ids *s, struct buf *rows, size_t *left)
+ask_sacct(struct job *j, const struct ids *s, bool *found, struct buf *rows, struct buf *unended, bool *acct)
 {
 	struct buf out = {0}, err = {0}, list = {0}, start = {0};
-	bool *found = xcalloc(s->n ? s->n : 1, sizeof(*found)), acct = !accounting_known_off(), ok = true;
-	bool need, asked_ctld = false;
-	double now = job_now();
-	size_t i, k, settled = 0;
+	bool ok = true;
+	size_t i = 0;
 	int rc;
 
-	/* sacct -j takes one argument, which Linux caps at 128 KiB: in chunks */
-	for (i = 0; acct && ok && i < s->n;) {
-		char *argv[] = {"sacct", "-X", "-n", "-P", NULL, "-j", NULL,
+	while (*acct && ok && next_chunk(s, found, &i, &list)) {
+		char *argv[] = {"sacct", "-X", "-n", "-P", NULL, "-j", list.data,
 		                "-o", "JobID,State,ExitCode,Submit,Start,End,NodeList", NULL};
-		list.len = start.len = 0;
-		for (k = 0; i < s->n && k < IDS_PER_SACCT; i++, k++)
-			buf_printf(&list, "%s%s", k ? "," : "", s->w[i].id);
+		start.len = 0;
 		buf_puts(&start, "--starttime=");
 		put_time(&start, s->min_submit - 300);
 		argv[4] = start.data;
-		argv[6] = list.data;
 		out.len = 0;
 		rc = slurm_cmd(j, argv, NULL, 1, false, &out, &err);
 		if (rc == 0) {
 			remember_accounting(true);
-			take_rows(s, found, out.data, true, rows, &settled);
+			take_rows(s, found, out.data, true, rows, unended);
 		} else if (strstr(buf_str(&err), "accounting storage is disabled")) {
 			remember_accounting(false);
-			acct = false;
+			*acct = false;
 		} else if (slurm_transient(buf_str(&err))) {
 			ok = false;
 		} else {
 			warn("sacct: %.*s; asking slurmctld", (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
-			acct = false;
+			*acct = false;
 		}
 	}
-	need = !acct;
-	if (acct) {
-		/* a job older than YOUNG_S that accounting does not list: ask slurmctld */
-		for (i = 0; ok && i < s->n; i++)
-			need |= !found[i] && now - s->w[i].submit >= YOUNG_S;
-	}
-	/* slurmctld, for this build dir's jobs only (ended ones too, while it
-	 * remembers them): one squeue per chunk of ids, ~80 bytes a job */
-	for (i = 0; ok && need && i < s->n;) {
-		char *argv[] = {"squeue", "-h", "-t", "all", "-j", NULL, "-O", SQUEUE_FIELDS, NULL};
-		list.len = 0;
-		for (k = 0; i < s->n && k < IDS_PER_SACCT; i++)
-			if (!found[i])
-				buf_printf(&list, "%s%s", k++ ? "," : "", s->w[i].id);
-		if (!k)
-			continue;
-		argv[5] = list.data;
-		out.len = 0;
-		rc = slurm_cmd(j, argv, NULL, 1, false, &out, &err);
-		/* "Invalid job id" when it knows none of them */
-		if (rc == 0 || strstr(buf_str(&err), "Invalid job id")) {
-			take_rows(s, found, out.data, false, rows, &settled);
-			asked_ctld = true;
-		} else {
-			ok = asked_ctld = false;
-			if (!slurm_transient(buf_str(&err)))
-				warn("squeue: %.*s", (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
-		}
-	}
-	for (i = 0; asked_ctld && i < s->n; i++)
-		if (!found[i]) {
-			buf_printf(rows, "%s|-\n", s->w[i].id);
-			settled += s->w[i].exited;
-		}
-	*left = s->exited - settled;
-	free(found);
 	buf_free(&out);
 	buf_free(&err);
 	buf_free(&list);
@@ -439,10 +388,85 @@ query(struct job *j, const struct ids *s, struct buf *rows, size_t *left)
 	return ok;
 }
 
-/* The same for the other backends: one kubectl get (job_k8s.c), bjobs
- * (job_lsf.c) or workload listing (job_runai.c); *left as query's. */
+/* slurmctld, for the jobs of s not found yet (ended ones too, while it
+ * remembers them): one squeue per chunk of ids, ~80 bytes a job; false
+ * when it could not be asked. */
 static bool
-query_other(struct job *j, const struct ids *s, struct buf *rows, size_t *left)
+ask_ctld_all(struct job *j, const struct ids *s, bool *found, struct buf *rows)
+{
+	struct buf out = {0}, err = {0}, list = {0};
+	bool ok = true;
+	size_t i = 0;
+	int rc;
+
+	while (ok && next_chunk(s, found, &i, &list)) {
+		char *argv[] = {"squeue", "-h", "-t", "all", "-j", list.data, "-O", SQUEUE_FIELDS, NULL};
+		out.len = 0;
+		rc = slurm_cmd(j, argv, NULL, 1, false, &out, &err);
+		/* "Invalid job id" when it knows none of them */
+		if (rc == 0 || strstr(buf_str(&err), "Invalid job id")) {
+			take_rows(s, found, out.data, false, rows, NULL);
+		} else {
+			ok = false;
+			if (!slurm_transient(buf_str(&err)))
+				warn("squeue: %.*s", (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
+		}
+	}
+	buf_free(&out);
+	buf_free(&err);
+	buf_free(&list);
+	return ok;
+}
+
+/* One query for every registered job: rows into rows, then "<id>|-" for a
+ * job the scheduler does not know. sacct first where accounting exists,
+ * then slurmctld for the jobs accounting does not list (a job older than
+ * YOUNG_S) or without accounting. Urgent (an exit record waits): also for
+ * the jobs accounting does not call ended yet, since it lags slurmctld;
+ * accounting's ended ones are final (it has them while slurmctld still
+ * shows the job COMPLETING), and sacct fails at once where slurmdbd is
+ * down, where squeue waits out MessageTimeout. Returns false when the
+ * scheduler could not be asked (the waiters then wait for the next
+ * interval). */
+static bool
+query(struct job *j, const struct ids *s, struct buf *rows, bool urgent)
+{
+	bool *found = xcalloc(s->n ? s->n : 1, sizeof(*found)), acct = !accounting_known_off(), ok = true;
+	bool asked_ctld = false, need;
+	struct buf unended = {0};
+	struct slurm_row r;
+	double now = job_now();
+	const char *p;
+	size_t i;
+	long k;
+
+	if (acct)
+		ok = ask_sacct(j, s, found, rows, urgent ? &unended : NULL, &acct);
+	if (ok) {
+		need = !acct;
+		for (i = 0; !need && i < s->n; i++)
+			need = !found[i] && (urgent || now - s->w[i].submit >= YOUNG_S);
+		if (need)
+			ok = asked_ctld = ask_ctld_all(j, s, found, rows);
+	}
+	/* what accounting said of the jobs slurmctld did not answer for */
+	for (p = unended.data; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (slurm_parse_sacct(p, &r) && (k = ids_find(s, r.id)) >= 0 && !found[k]) {
+			found[k] = true;
+			poll_row_line(rows, &r);
+		}
+	for (i = 0; ok && asked_ctld && i < s->n; i++)
+		if (!found[i])
+			buf_printf(rows, "%s|-\n", s->w[i].id);
+	free(found);
+	buf_free(&unended);
+	return ok;
+}
+
+/* The same for the other backends: one kubectl get (job_k8s.c), bjobs
+ * (job_lsf.c) or workload listing (job_runai.c). */
+static bool
+query_other(struct job *j, const struct ids *s, struct buf *rows)
 {
 	char **v = xcalloc(s->n ? s->n : 1, sizeof(*v));
 	size_t i;
@@ -453,7 +477,6 @@ query_other(struct job *j, const struct ids *s, struct buf *rows, size_t *left)
 	ok = j->sched == JOB_LSF     ? lsf_query(j, v, s->n, rows)
 	     : j->sched == JOB_RUNAI ? runai_query(j, v, s->n, rows)
 	                             : k8s_query(j, v, s->n, rows);
-	*left = 0;
 	free(v);
 	return ok;
 }
@@ -464,43 +487,28 @@ clamp(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-bool
-poll_batch_ready(size_t peak, size_t waiting, size_t exited, size_t left)
+long
+poll_urgent_ms(int misses)
 {
-	size_t want = (peak + BATCH_DIV - 1) / BATCH_DIV, half = (waiting + 1) / 2;
+	int n = misses > 1 ? misses - 1 : 0;
 
-	if (want > half)
-		want = half;
-	if (want < 1)
-		want = 1;
-	if (waiting && exited == waiting && exited > left)
-		return true;
-	return exited >= left + want;
+	return (long)URGENT_MS << (n < URGENT_DOUBLINGS ? n : URGENT_DOUBLINGS);
 }
 
 void
-poll_maybe(struct job *j, bool urgent)
+poll_maybe(struct job *j, long urgent_ms)
 {
 	struct slurm_watch *w = watch(j);
 	struct buf text = {0}, rows = {0};
-	double now = job_now(), since, cap, iv, lo = j->poll_min_ms > 0 ? (double)j->poll_min_ms : POLL_MIN_MS;
+	double now = job_now(), since, iv, lo = j->poll_min_ms > 0 ? (double)j->poll_min_ms : POLL_MIN_MS;
 	struct ids s = {0};
-	struct stat st;
-	size_t left = 0, peak;
-	bool have, ok, due, listed = false;
+	bool have, ok, urgent;
 	int fd;
 
 	have = read_state(j);
 	since = (now - w->poll_time) * 1000;
-	cap = (double)URGENT_MS + (double)(w->peak * URGENT_MS_PER_JOB);
-	if (have && since < w->interval) {
-		if (!urgent || since < URGENT_MS)
-			return;
-		/* one waiter scans for the batch per URGENT_MS */
-		if (since < cap && stat(".kunai/poll.lock", &st) == 0 &&
-		    (now - ((double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9)) * 1000 < URGENT_MS)
-			return;
-	}
+	if (have && since < w->interval && (urgent_ms <= 0 || since < (double)urgent_ms))
+		return;
 	fd = open(".kunai/poll.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		warn("open .kunai/poll.lock:");
@@ -513,20 +521,10 @@ poll_maybe(struct job *j, bool urgent)
 	now = job_now();
 	have = read_state(j);
 	since = (now - w->poll_time) * 1000;
-	cap = (double)URGENT_MS + (double)(w->peak * URGENT_MS_PER_JOB);
-	due = !have || since >= w->interval || (urgent && since >= cap);
-	if (!due && urgent && since >= URGENT_MS) {
+	urgent = have && since < w->interval;
+	if (!urgent || (urgent_ms > 0 && since >= (double)urgent_ms)) {
 		list_waiting(&s);
-		listed = true;
-		due = poll_batch_ready(w->peak, s.n, s.exited, w->left);
-		if (!due)
-			futimens(fd, NULL); /* scanned: the next scan in URGENT_MS */
-	}
-	if (due) {
-		if (!listed)
-			list_waiting(&s);
-		listed = true;
-		ok = j->sched == JOB_SLURM ? query(j, &s, &rows, &left) : query_other(j, &s, &rows, &left);
+		ok = j->sched == JOB_SLURM ? query(j, &s, &rows, urgent) : query_other(j, &s, &rows);
 		/* young jobs are checked often, old ones rarely; errors back off */
 		if (ok)
 			iv = clamp((now - s.youngest) * 1000 / 2, lo, (double)j->poll_max_ms);
@@ -534,18 +532,11 @@ poll_maybe(struct job *j, bool urgent)
 			iv = clamp((have ? w->interval : lo) * 2, lo, (double)j->poll_max_ms);
 		if (iv < (double)(s.n * MS_PER_JOB))
 			iv = (double)(s.n * MS_PER_JOB);
-		/* the peak is this campaign's: polling stopped for long (no
-		 * waiter) begins another */
-		peak = s.n;
-		if (have && since < 2 * w->interval + lo && w->peak > peak)
-			peak = w->peak;
-		buf_printf(&text, "kunai-poll %.3f %.0f %s %zu %zu %zu\n", now, iv, ok ? "ok" : "error", s.n, peak,
-		           left);
+		buf_printf(&text, "kunai-poll %.3f %.0f %s %zu\n", now, iv, ok ? "ok" : "error", s.n);
 		buf_push(&text, rows.data, rows.len);
 		write_file_atomic(".kunai/poll.state", text.data, text.len);
-	}
-	if (listed)
 		ids_free(&s);
+	}
 	close(fd);
 	buf_free(&text);
 	buf_free(&rows);

@@ -16,22 +16,18 @@ void poll_unregister(struct job *j);
  * naming "WHAT<job id>" where it cannot be); returns j's submit time, now
  * where its record has none. */
 double poll_begin(struct job *j, const char *what);
-/* Marks j's registration: its job wrote its exit record (an urgent waiter,
- * batched with the others); on failure it stays as it was. */
-void poll_mark_exited(struct job *j);
-/* Whether an urgent waiter asks the scheduler now (the last query at least
- * URGENT_MS ago), waiting jobs of which exited wrote their exit record,
- * left of them already before the last query: all have one and some are
- * new, or the new ones are a twentieth of the campaign's peak (at most
- * half of those waiting). Records the last query found not ended (jobs in
- * their epilog) wait for the latest time instead. */
-bool poll_batch_ready(size_t peak, size_t waiting, size_t exited, size_t left);
+/* How long after the last query a waiter whose job wrote its exit record
+ * has the next one run, after MISSES queries since its record that did not
+ * end its wait: 500 ms (the first two: a job still in its epilog), then
+ * doubling up to 16 s (a requeued job, an unreachable scheduler). */
+long poll_urgent_ms(int misses);
 /* j's job in the last poll: 1 found (r filled; *when the poll's time), 0 the
  * scheduler did not know it, -1 not asked about, -2 no poll yet. */
 int poll_lookup(struct job *j, struct slurm_row *r, double *when);
-/* Runs the build dir's query when it is due (urgent: soon after the last)
- * and no other waiter is running it. */
-void poll_maybe(struct job *j, bool urgent);
+/* Runs the build dir's query when it is due, or when URGENT_MS (> 0: a job
+ * with an exit record, poll_urgent_ms) have passed since the last one, and
+ * no other waiter is running it. */
+void poll_maybe(struct job *j, long urgent_ms);
 /* poll_unregister, and frees what j->watch holds. */
 void poll_release(struct job *j);
 

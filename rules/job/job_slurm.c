@@ -3,7 +3,7 @@
  * the waiter watches the job's own records (kunai.start, kunai.exit, which
  * the script writes) and otherwise reads what the build dir's shared
  * poller (job_poll.c) last heard from the scheduler. An exit record makes
- * the poll urgent until the scheduler calls the job ended. */
+ * the poll urgent (poll_urgent_ms) until the scheduler calls the job ended. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <ctype.h>
@@ -28,8 +28,9 @@
 #include "gen/base/util.h"
 
 enum {
-	URGENT_FOR_S = 60, /* after an exit record (the batch's wait is 20.5 s at most at 1,000 jobs);
-	                    * then the normal interval again (a requeued job) */
+	URGENT_FOR_S = 60, /* after an exit record; then the normal interval again (a requeued job) */
+	WATCH_MS = 250,    /* how often a waiter looks for its job's records: within a
+	                    * quarter of the second that a result may take after its exit */
 	SUBMIT_TRIES = 6,  /* transient sbatch errors: 1+2+4+8+16 s of retries */
 };
 
@@ -542,11 +543,11 @@ slurm_wait(struct job *j, bool want_start)
 {
 	struct buf rec = {0}, p = {0};
 	struct slurm_row r;
-	double urgent_until = 0, now, last_missing = 0, when = 0, seen_at = 0;
+	double urgent_until = 0, now, last_missing = 0, when = 0, seen_at = 0, last_miss = 0;
 	enum job_wait result;
 	bool exit_seen = false, terminal, live_warned = false;
 	long tick = 100;
-	int missing = 0, f;
+	int missing = 0, misses = 0, f;
 
 	if (j->single)
 		return single_wait(j, want_start);
@@ -565,8 +566,8 @@ slurm_wait(struct job *j, bool want_start)
 			exit_seen = true;
 			seen_at = now;
 			urgent_until = now + URGENT_FOR_S;
-			poll_mark_exited(j);
 		}
+		when = 0;
 		f = poll_lookup(j, &r, &when);
 		if (f == 1) {
 			job_state_outcome(r.state, 0, &terminal);
@@ -614,9 +615,14 @@ slurm_wait(struct job *j, bool want_start)
 			result = JOB_WAIT_ENDED;
 			break;
 		}
-		poll_maybe(j, now < urgent_until);
+		/* a query since the record that did not end the wait: the next one waits longer */
+		if (exit_seen && f != -2 && when >= seen_at && when != last_miss) {
+			last_miss = when;
+			misses++;
+		}
+		poll_maybe(j, now < urgent_until ? poll_urgent_ms(misses) : 0);
 		job_sleep(j, tick);
-		tick = now < urgent_until ? 100 : tick < 1000 ? tick * 2 : 1000;
+		tick = now < urgent_until ? 100 : tick * 2 < WATCH_MS ? tick * 2 : WATCH_MS;
 	}
 	/* an ended job is nobody's to poll for; a retry registers its own */
 	if (result == JOB_WAIT_ENDED)

@@ -17,9 +17,14 @@
 #    queries per job (slurmctld RPCs from sdiag, plus sacct calls), goal <=
 #    0.1, against a waiter that asks `squeue -j ID` once a second per job
 #    (of SLURM_PEER_JOBS jobs, default S: a thousand such waiters swamp a
-#    small machine). A failed job is counted and shown, not fatal.
+#    small machine). A failed job is counted and shown, not fatal. Then the
+#    latency of each job's result: from its exit record (kunai.exit, which
+#    the job script writes) to the stamp that ends ninja's edge (kunai.stamp,
+#    whose mtime kunai job sets as it concludes; job.json for a failed run),
+#    median [min-max] and the max, goal < 1 s, beside the squeue waiter's.
 # usage: runbench.sh [N] [S]   (N default 200, S default 1000; KUNAI, MEASURE,
-#        RUNS, BENCH_SMOKE: see lib.sh; RUNBENCH_SLURM=no skips part 2)
+#        RUNS, BENCH_SMOKE: see lib.sh; RUNBENCH_SLURM=no skips part 2,
+#        RUNBENCH_STANDALONE=no part 1)
 . "$(dirname "$0")/lib.sh"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-200}
@@ -112,16 +117,18 @@ standalone() {
 # The same holds across benches: a run of genbench or of this script just
 # before deletes thousands of files in the block group of RUNBENCH_DIR, so
 # each bench's dirs are made under .runbench there (spread_dir).
-disk=${RUNBENCH_DIR:-$src/tests/bench}/.runbench
-spread_dir "$disk"
-sa_disk=$(mktemp -d "$disk/XXXXXX") || bench_fail "cannot make a dir in $disk"
-trap 'rm -rf "$bench_tmp" "$sa_disk" ${sa_tmpfs:+"$sa_tmpfs"}; rmdir "$disk" 2>/dev/null' EXIT
-standalone "$sa_disk" "disk"
-if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
-	sa_tmpfs=$(mktemp -d /dev/shm/kunai-runbench.XXXXXX) || bench_fail "cannot make a dir in /dev/shm"
-	standalone "$sa_tmpfs" tmpfs
-else
-	echo "standalone on tmpfs: skipped (no tmpfs at /dev/shm)"
+if [ "${RUNBENCH_STANDALONE:-yes}" != no ]; then
+	disk=${RUNBENCH_DIR:-$src/tests/bench}/.runbench
+	spread_dir "$disk"
+	sa_disk=$(mktemp -d "$disk/XXXXXX") || bench_fail "cannot make a dir in $disk"
+	trap 'rm -rf "$bench_tmp" "$sa_disk" ${sa_tmpfs:+"$sa_tmpfs"}; rmdir "$disk" 2>/dev/null' EXIT
+	standalone "$sa_disk" "disk"
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+		sa_tmpfs=$(mktemp -d /dev/shm/kunai-runbench.XXXXXX) || bench_fail "cannot make a dir in /dev/shm"
+		standalone "$sa_tmpfs" tmpfs
+	else
+		echo "standalone on tmpfs: skipped (no tmpfs at /dev/shm)"
+	fi
 fi
 
 # ---- 2. Slurm ----------------------------------------------------------------------
@@ -139,11 +146,16 @@ export SLURM_CONF="${out##*SLURM_CONF=}"
 
 # shims that log each call of the query commands (sacct asks slurmdbd, so it is
 # not in sdiag), then run the real one
+# (squeue's also keeps what it answered, each line after the time it did, in
+# $w/seen: when slurmctld first called each job ended)
 mkdir -p "$w/shim"
-for c in sacct scontrol squeue; do
+for c in sacct scontrol; do
 	printf '#!/bin/sh\necho "%s $*" >>"%s/calls"\nexec %s "$@"\n' "$c" "$w" "$(command -v $c)" >"$w/shim/$c"
 	chmod +x "$w/shim/$c"
 done
+printf '#!/bin/sh\necho "squeue $*" >>"%s/calls"\n%s "$@" >"%s/sq.$$"\nrc=$?\nt=$(date +%%s.%%N)\nsed "s/^/$t|/" "%s/sq.$$" >>"%s/seen"\ncat "%s/sq.$$"\nrm -f "%s/sq.$$"\nexit $rc\n' \
+	"$w" "$(command -v squeue)" "$w" "$w" "$w" "$w" "$w" >"$w/shim/squeue"
+chmod +x "$w/shim/squeue"
 # rpcs FILE: "TYPE COUNT" per message type from sdiag
 rpcs() {
 	sdiag | awk '/statistics by message type/ { f = 1; next } /statistics by user/ { f = 0 }
@@ -157,12 +169,14 @@ rpcs() {
 queries() {
 	rpcs "$w/before"
 	: >"$w/calls"
+	: >"$w/seen"
 	t0=$(date +%s)
 	PATH="$w/shim:$PATH" ninja -C "$2" -k 0 -j "$4" $3 >"$w/$1.log" 2>&1
 	t1=$(date +%s)
 	! grep -q '^ninja: error' "$w/$1.log" || { tail "$w/$1.log" >&2; bench_fail "$1 failed"; }
 	sleep 2 # the last epilogs
 	rpcs "$w/after"
+	mv "$w/seen" "$w/$1.seen"
 	q=$(join -a 2 -e 0 -o 0,1.2,2.2 "$w/before" "$w/after" | awk '
 		$1 ~ /^REQUEST_(JOB_INFO|JOB_INFO_SINGLE|FED_INFO|JOB_USER_INFO|PARTITION_INFO|NODE_INFO|NODE_INFO_SINGLE|JOB_STEP_INFO)$/ { q += $3 - $2 }
 		END { print q + 0 }')
@@ -171,6 +185,43 @@ queries() {
 		END { printf "%d RPCs, sacct %d, squeue %d, scontrol %d", q, a, b, c }' "$w/calls" >"$w/$1.calls"
 	printf ', %d failed, %d s\n' "$(grep -c '^FAILED' "$w/$1.log")" $((t1 - t0)) >>"$w/$1.calls"
 	echo "$q $(grep -c '^sacct' "$w/calls")" | awk -v s="$4" '{ printf "%.3f\n", ($1 + $2) / s }'
+}
+# latency DIR: per run of DIR that wrote an exit record, the seconds from
+# kunai.exit's mtime to its result's (kunai.stamp, else job.json), one a line
+# in $w/a as lib.sh's rows read it ("SECONDS 0")
+latency() {
+	find "$1" -path '*/0/*' \( -name kunai.exit -o -name kunai.stamp -o -name job.json \) -printf '%h %f %T@\n' |
+		awk '{ t[$1, $2] = $3; d[$1] = 1 }
+		END { for (r in d) if ((r, "kunai.exit") in t) {
+			e = (r, "kunai.stamp") in t ? t[r, "kunai.stamp"] : t[r, "job.json"]
+			if (e) printf "%.3f 0\n", e - t[r, "kunai.exit"]
+			print t[r, "kunai.exit"] >"/dev/stderr" } }' >"$w/a" 2>"$w/ends"
+	[ -s "$w/a" ] || bench_fail "no run of $1 wrote an exit record"
+}
+# ending: how the exit records of the last latency's runs spread: over how
+# many seconds, and in how many half-seconds (a poller that answers each
+# within 1 s asks at least about once per such half-second)
+ending() {
+	sort -g "$w/ends" | awk '!NR { next } NR == 1 { a = $1 } { s = int(($1 - a) * 2); if (!(s in w)) n++; w[s] = 1; b = $1 }
+		END { printf "exit records over %.1f s, in %d half-seconds", b - a, n }'
+}
+# parts DIR: for each run of DIR, the seconds from its exit record to the
+# first answer of slurmctld (squeue, $w/kunai.seen) that called its job
+# ended, into $w/a, and from that answer to its result, into $w/b
+parts() {
+	find "$1" -path '*/0/job.json' -exec awk -F'\t' '$2 == "\"job_id\":" { gsub(/[",]/, "", $3); print FILENAME, $3 }' {} + |
+		sed 's|/job.json | |' >"$w/ids"
+	find "$1" -path '*/0/*' \( -name kunai.exit -o -name kunai.stamp \) -printf '%h %f %T@\n' >"$w/times"
+	awk -F'|' -v a="$w/a" -v b="$w/b" 'FILENAME ~ /seen$/ {
+			if ($3 ~ /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED)$/ &&
+			    !($2 in end)) end[$2] = $1
+			next }
+		FILENAME ~ /ids$/ { split($0, f, " "); id[f[1]] = f[2]; next }
+		{ split($0, f, " "); t[f[1], f[2]] = f[3] }
+		END { for (r in id) if ((r, "kunai.exit") in t && id[r] in end) {
+			printf "%.3f 0\n", end[id[r]] - t[r, "kunai.exit"] >a
+			if ((r, "kunai.stamp") in t) printf "%.3f 0\n", t[r, "kunai.stamp"] - end[id[r]] >b } }' \
+		"$w/kunai.seen" "$w/ids" "$w/times"
 }
 true_test='name = "t"
 description = "true"
@@ -185,6 +236,20 @@ gen "$w/sp" "$w/sl/n"
 bare "$w/sl/n" 'id=$$(cd $$(dirname $out) && sbatch --parsable cloudai_sbatch_script.sh) && while [ -n "$$(squeue -h -j $$id 2>/dev/null)" ]; do sleep 1; done && touch $out'
 k=$(queries kunai "$w/sl/k" run "$s")
 nv=$(queries naive "$w/sl/n" "-f bare.ninja" "$p")
-row_value "slurm $s jobs: queries per job" "$k" queries 0.1 "squeue per job per s ($p jobs): $nv"
-echo "  kunai $s jobs: $(cat "$w/kunai.calls")"
+latency "$w/sl/n"
+# shellcheck disable=SC2046
+nl=$(fmt $(stats 1 "$w/a") s) nmax=$(stats 1 "$w/a" | cut -d' ' -f3)
+latency "$w/sl/k"
+sj=$s # row_abs sets s
+row_abs "slurm $s jobs: result after exit" time 1 "squeue per job per s: $nl"
+row_value "slurm $sj jobs: slowest result" "$(stats 1 "$w/a" | cut -d' ' -f3)" s 1 "squeue per job per s: $nmax s"
+row_value "slurm $sj jobs: queries per job" "$k" queries 0.05 "squeue per job per s ($p jobs): $nv"
+echo "  kunai $sj jobs: $(cat "$w/kunai.calls"); $(ending)"
+# where the time goes: slurmctld's own end of the job (the first query to see
+# it, at most 0.5 s late), then kunai's part (the state file, the waiter's
+# tick, job.json and the stamp)
+parts "$w/sl/k"
+# shellcheck disable=SC2046
+echo "  of which: exit record to slurmctld's end (first squeue that saw it) $(fmt $(stats 1 "$w/a") s)," \
+	"then to the result $(fmt $(stats 1 "$w/b") s)"
 echo "  squeue per job per s, $p jobs: $(cat "$w/naive.calls")"

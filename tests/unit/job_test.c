@@ -309,18 +309,13 @@ test_k8s(void)
 }
 
 static void
-test_batch(void)
+test_urgent(void)
 {
-	ok(poll_batch_ready(1, 1, 1, 0), "batch: a one-job campaign asks as soon as its job wrote its exit record");
-	ok(!poll_batch_ready(1, 1, 1, 1), "batch: ... but not again for a record the last query found not ended");
-	ok(poll_batch_ready(10, 10, 1, 0), "batch: ten jobs: each exit record asks");
-	ok(!poll_batch_ready(1000, 1000, 49, 0) && poll_batch_ready(1000, 1000, 50, 0),
-	   "batch: a thousand jobs: fifty new exit records make a query, forty-nine do not");
-	ok(!poll_batch_ready(1000, 900, 60, 20) && poll_batch_ready(1000, 900, 70, 20),
-	   "batch: records the last query found not ended are not new");
-	ok(poll_batch_ready(1000, 3, 3, 1) && !poll_batch_ready(1000, 3, 1, 0) && poll_batch_ready(1000, 3, 2, 0),
-	   "batch: the last jobs of a wave: all of them, or half, not one");
-	ok(!poll_batch_ready(1000, 0, 0, 0), "batch: nobody waiting: no query");
+	ok(poll_urgent_ms(0) == 500, "urgent: an exit record asks within 500 ms of the last query");
+	ok(poll_urgent_ms(1) == 500, "urgent: ... and again after 500 ms when that query found the job in its epilog");
+	ok(poll_urgent_ms(2) == 1000 && poll_urgent_ms(3) == 2000 && poll_urgent_ms(5) == 8000,
+	   "urgent: a job the scheduler still calls unended: each query after that waits twice as long");
+	ok(poll_urgent_ms(6) == 16000 && poll_urgent_ms(1000) == 16000, "urgent: ... at most 16 s");
 }
 
 /* job_plain.c: which run.sh texts need no bash, and what they exec */
@@ -479,7 +474,7 @@ main(void)
 	test_records();
 	test_k8s();
 	test_lsf();
-	test_batch();
+	test_urgent();
 	test_plain();
 	test_plain_env();
 	return tap_done();
