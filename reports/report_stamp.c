@@ -256,10 +256,11 @@ unchanged(const char *root, const struct plan *p, const struct stat *seen)
 	bool same = w != NULL;
 
 	for (i = 0; i < p->n_runs && same; i++) {
-		same = report_runs_stat(w, p->runs[i].dir, "report.json", &st) == 0 ? st.st_ino == seen[i].st_ino && st.st_dev == seen[i].st_dev &&
-		                                      !report_older(st.st_mtim, seen[i].st_mtim) &&
-		                                      !report_older(seen[i].st_mtim, st.st_mtim)
-		                                : !seen[i].st_ino;
+		if (report_runs_stat(w, p->runs[i].dir, "report.json", &st) != 0)
+			same = !seen[i].st_ino;
+		else
+			same = st.st_ino == seen[i].st_ino && st.st_dev == seen[i].st_dev &&
+			       !report_older(st.st_mtim, seen[i].st_mtim) && !report_older(seen[i].st_mtim, st.st_mtim);
 	}
 	report_runs_close(w);
 	return same;
