@@ -150,7 +150,7 @@ pyxis_campaign() {
 	grep -q "^nccl  *0  *failed .*  $cause" <<<"$output"
 	[[ "${lines[-1]}" == "kunai: failed: 1 run: 1 failed"* ]]
 	# the job's own exit code (kunai.exit), which srun's 255 is
-	[ "$(cat "$B/nccl/0/kunai.exit")" = 255 ]
+	[ "$(head -n 1 "$B/nccl/0/kunai.exit")" = 255 ]
 	[ "$(jf "$B/nccl/0/job.json" exit_code)" = 255 ]
 	[[ "$(jf "$B/nccl/0/job.json" reason)" == "$cause"*"; FAILED: exit code 255" ]]
 	[[ "$(q "$B/report/summary.json" runs.0.reason)" == "$cause"* ]]
@@ -207,7 +207,7 @@ pyxis_campaign() {
 	id=$(jf "$B/nccl/0/job.json" job_id)
 	# sacct says 127 for srun's 255
 	[ "$(sacct -n -X -P -j "$id" -o ExitCode)" = "127:0" ]
-	[ "$(cat "$B/nccl/0/kunai.exit")" = 255 ]
+	[ "$(head -n 1 "$B/nccl/0/kunai.exit")" = 255 ]
 	[ "$(jf "$B/nccl/0/job.json" exit_code)" = 255 ]
 	[[ "$(jf "$B/nccl/0/job.json" reason)" == "srun has no --container-image: pyxis is not installed"*"; FAILED: exit code 255" ]]
 }

@@ -448,7 +448,8 @@ ep_stubs() {
 		-o "$t/o" >/dev/null
 	r=$t/o/ep/0
 	(cd "$r" && PATH=$t/bin:$PATH SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
-	[ "$(cat "$r/kunai.exit")" = 0 ]
+	[ "$(head -n 1 "$r/kunai.exit")" = 0 ]
+	[ "$(sed -n 2,3p "$r/kunai.exit" | paste -sd,)" = job=7,nodes=node1 ]
 	grep -q 'Detected completion of phase 0' "$r/out.txt"
 	grep -q 'All NIXL EP launches completed successfully' "$r/out.txt"
 	[ "$(grep -c '^-> end phase' "$r/nixl-ep-node-0.log")" -eq 2 ]
@@ -456,7 +457,7 @@ ep_stubs() {
 	[ "$(tr -d ' \n' <"$r/nixl-ep-plan.json")" = '[[0,1],[0,1,2,3]]' ]
 	[ -x "$r/nixl-ep-launch.sh" ]
 	! (cd "$r" && FAIL=1 PATH=$t/bin:$PATH SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
-	[ "$(cat "$r/kunai.exit")" = 1 ]
+	[ "$(head -n 1 "$r/kunai.exit")" = 1 ]
 	grep -q 'Primary NIXL EP launch exited before phase 0 completed' "$r/out.txt"
 	grep -q 'kunai: no NIXL EP bandwidth summary in nixl-ep-node-0.log' "$r/out.txt"
 }

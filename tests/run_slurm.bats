@@ -87,6 +87,8 @@ campaign() {
 		>"$c/tests/fail.toml"
 	printf 'name = "count"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo run >>../../count; sleep 4"\n' \
 		>"$c/tests/count.toml"
+	printf 'name = "count3"\ndescription = "d"\ntest_template_name = "BashCmd"\n[cmd_args]\ncmd = "echo run >>../../count; sleep 4; exit 3"\n' \
+		>"$c/tests/count3.toml"
 	printf 'name = "nccl"\ndescription = "d"\ntest_template_name = "NcclTest"\n[cmd_args]\ndocker_image_url = "unused"\nsubtest_name = "all_reduce_perf_mpi"\n' \
 		>"$c/tests/nccl.toml"
 }
@@ -132,13 +134,14 @@ wait_for() {
 }
 
 # one run, x/0, of the count test on the cluster of MODE (default acct), generated
+# one_count_run [MODE [TEST]]: one run x of test count (or TEST)
 one_count_run() {
 	use "${1:-acct}"
-	scenario "$C" '
-name = "o"
+	scenario "$C" "
+name = \"o\"
 [[Tests]]
-id = "x"
-test_name = "count"'
+id = \"x\"
+test_name = \"${2:-count}\""
 	gen "$C" "$B"
 }
 
@@ -360,6 +363,62 @@ test_name = "count"'
 	done
 }
 
+# earlier FILE...: each sbatch script back in the form an earlier kunai
+# wrote (its exit record the status alone, no kunai_exit), mtime kept
+earlier() {
+	local f legacy=$BATS_TEST_TMPDIR/legacy
+	cat >"$legacy" <<'L'
+trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+L
+	for f; do
+		LEGACY=$legacy perl -0pi -e 'BEGIN { local $/; open L, $ENV{LEGACY}; $l = <L> }
+			s/kunai_exit\(\) \{\n.*?\ntrap .kunai_exit \$\?. EXIT\n/$l/s or die "no kunai_exit in $ARGV"' "$f"
+		! grep -q kunai_exit "$f"
+	done
+}
+
+@test "plain: an upgrade whose scripts differ only in their record lines, while a job of the earlier script runs: no rerun, no cancel, the job's result is the run's" {
+	use plain
+	scenario "$C" '
+name = "o"
+[[Tests]]
+id = "x"
+test_name = "count"
+[[Tests]]
+id = "y"
+test_name = "count"'
+	gen "$C" "$B"
+	earlier "$B"/[xy]/0/cloudai_sbatch_script.sh
+	# y ran to the end under the earlier kunai; x's job runs when its driver dies
+	run "$NINJA" -C "$B" y
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	ninja_bg
+	wait_for "$B/x/0/kunai.start"
+	local p k=$NPID before
+	for p in $(pgrep -P "$NPID"); do
+		k="$k $p $(pgrep -P "$p" -x kunai || true)"
+	done
+	kill -9 $k
+	before=$(stat -c %y "$B"/[xy]/0/cloudai_sbatch_script.sh)
+	# the upgrade: gen writes the new record lines and keeps the scripts' mtimes
+	gen "$C" "$B"
+	grep -q '^trap .kunai_exit \$?. EXIT$' "$B/x/0/cloudai_sbatch_script.sh"
+	grep -q '^trap .kunai_exit \$?. EXIT$' "$B/y/0/cloudai_sbatch_script.sh"
+	[ "$(stat -c %y "$B"/[xy]/0/cloudai_sbatch_script.sh)" = "$before" ]
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ "$output" == *"x/0: reattaching to job"* ]] || { echo "$output"; false; }
+	[[ "$output" != *"script changed"* && "$output" != *"y/0"* ]] || { echo "$output"; false; }
+	# each ran once: y before the upgrade, x's one job across it
+	[ "$(wc -l <"$B/count")" -eq 2 ]
+	for d in x/0 y/0; do
+		[ "$(jf "$B/$d/job.json" outcome)" = passed ]
+		[ "$(jf "$B/$d/job.json" attempt)" = 1 ]
+	done
+	run "$NINJA" -C "$B" run
+	[[ "$output" == *"no work to do"* ]] || { echo "$output"; false; }
+}
+
 @test "plain: pass, workload check with exit 0, exit code, dependencies with delays, rerun of the failed only" {
 	outcomes plain
 }
@@ -397,29 +456,51 @@ test_name = "count"'
 	node_fail acct
 }
 
-@test "accounting: the scheduler gone after the job's exit record: the record is the result, no endless wait" {
-	one_count_run
+# gone TEST: the run of TEST, whose job writes its exit record while
+# slurmctld and slurmdbd are down; ended ($W/ended) says after how many
+# quarter seconds from the record ninja ended, at most 120
+gone() {
+	one_count_run acct "$1"
 	KUNAI_TRUST_RECORD=4 ninja_bg
 	# the command itself runs (the probes' sruns are done): slurmctld and
 	# slurmdbd stop while it goes on, so nobody can confirm its end
 	wait_for "$B/count"
 	kill "$(cat "$SLURM_ACCT/run/slurmctld.pid")" "$(cat "$SLURM_ACCT/run/slurmdbd.pid")"
 	wait_for "$B/x/0/kunai.exit"
-	local i ended=no
+	local i
 	for i in $(seq 120); do
-		kill -0 "$NPID" 2>/dev/null || { ended=yes; break; }
+		kill -0 "$NPID" 2>/dev/null || break
 		sleep 0.25
 	done
+	echo "$i" >"$W/ended"
 	# back for the tests after this one (a waiter still waiting then sees the end)
 	SLURM_LOCAL_CPUS=16 SLURM_LOCAL_PORT=$ACCT_PORT "$BATS_TEST_DIRNAME/slurm/start" --accounting "$SLURM_ACCT" >/dev/null
 	status=0; wait "$NPID" || status=$?
-	[ $ended = yes ] || { echo "still waiting 30 s after the exit record"; cat "$W/ninja.log"; false; }
+}
+
+@test "accounting: the scheduler gone after the job's clean exit record (status 0): the record is the result at once, with its nodes" {
+	gone count
+	[ "$(cat "$W/ended")" -le 8 ] || { echo "ended $(cat "$W/ended") quarter seconds after the exit record"; cat "$W/ninja.log"; false; }
 	[ "$status" -eq 0 ] || { cat "$W/ninja.log"; false; }
-	grep -q "x/0: job [0-9]* wrote its exit record [0-9]* s ago and the scheduler has not confirmed its end; taking the record" \
-		"$W/ninja.log"
+	! grep -q "taking the record\|has not confirmed" "$W/ninja.log"
+	[ "$(sed -n 2p "$B/x/0/kunai.exit")" = "job=$(jf "$B/x/0/job.json" job_id)" ]
 	[ "$(jf "$B/x/0/job.json" state)" = COMPLETED ]
 	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	[ "$(jf "$B/x/0/job.json" nodes)" = "$(sed -n 's/^nodes=//p' "$B/x/0/kunai.exit")" ]
+	[ -n "$(jf "$B/x/0/job.json" nodes)" ]
 	[ -f "$B/x/0/kunai.stamp" ]
+}
+
+@test "accounting: the scheduler gone after the job's exit record of status 3: the record is the result after KUNAI_TRUST_RECORD, no endless wait" {
+	gone count3
+	[ "$(cat "$W/ended")" -lt 120 ] || { echo "still waiting 30 s after the exit record"; cat "$W/ninja.log"; false; }
+	[ "$status" -ne 0 ] || { cat "$W/ninja.log"; false; }
+	grep -q "x/0: job [0-9]* wrote its exit record [0-9]* s ago and the scheduler has not confirmed its end; taking the record" \
+		"$W/ninja.log"
+	[ "$(jf "$B/x/0/job.json" state)" = FAILED ]
+	[ "$(jf "$B/x/0/job.json" exit_code)" = 3 ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = failed ]
+	[ ! -f "$B/x/0/kunai.stamp" ]
 }
 
 @test "plain: a job ended while nobody waited and slurmctld was down: status says ended (not pending, lost or live); its time is its own records" {

@@ -383,11 +383,12 @@ stubs() {
 	"$KUNAI" gen --system-config "$d/system.toml" --tests-dir "$d/tests" --test-scenario "$t/one.toml" -o "$t/one" >/dev/null
 	r=$t/one/vllm.ray/0
 	(cd "$r" && PATH=$t/bin:$PATH SUCCESSES=30 SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
-	[ "$(cat "$r/kunai.exit")" = 0 ]
+	[ "$(head -n 1 "$r/kunai.exit")" = 0 ]
+	[ "$(sed -n 2,3p "$r/kunai.exit" | paste -sd,)" = job=7,nodes=node1 ]
 	grep -q 'Health check passed: http://node1:8300/healthcheck' "$r/out.txt"
 	pid=$(sed -n 's/^Cleaning up PIDs: SERVE_PID=\([0-9][0-9]*\)$/\1/p' "$r/out.txt" | head -n 1)
 	[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null
 	grep -q 'Successful requests: *30' "$r/vllm-bench.log"
 	! (cd "$r" && PATH=$t/bin:$PATH SUCCESSES=0 SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 timeout 60 bash cloudai_sbatch_script.sh >out.txt 2>&1)
-	[ "$(cat "$r/kunai.exit")" = 1 ]
+	[ "$(head -n 1 "$r/kunai.exit")" = 1 ]
 }

@@ -175,3 +175,82 @@ json_load_phase(struct arena *a, const char *path, struct phase_record *r)
 	cJSON_Delete(root);
 	return r->outcome != NULL;
 }
+
+/* ---- the job's own records ---------------------------------------------------- */
+
+/* The exit record's lines beyond its status, written by a shell function so
+ * that the trap stays one call: the job, its nodes and its cgroup's OOM
+ * kills, read with builtins only (the workload may have changed PATH). */
+static const char clean_exit_fn[] =
+	"kunai_exit() {\n"
+	"\tlocal t c k v\n"
+	"\tt=$(mktemp \"$RUN_DIR/kunai.exit.XXXXXX\") || return\n"
+	"\twhile IFS= read -r k; do case $k in 0::*) c=${k#0::} ;; esac; done 2>/dev/null </proc/self/cgroup\n"
+	"\t{\n"
+	"\t\techo \"$1\"\n"
+	"\t\techo \"job=${%s-}\"\n"
+	"\t\techo \"nodes=${%s-}\"\n"
+	"\t\tcase $c in */job_[0-9]*/*)\n"
+	"\t\t\twhile read -r k v; do [ \"$k\" != oom_kill ] || echo \"oom_kill=$v\"; done \\\n"
+	"\t\t\t\t2>/dev/null <\"/sys/fs/cgroup${c%%%%/step_*}/memory.events\" ;;\n"
+	"\t\tesac\n"
+	"\t} >\"$t\" && mv -fT \"$t\" \"$RUN_DIR/kunai.exit\"\n"
+	"}\n"
+	"trap 'kunai_exit $?' EXIT\n";
+
+void
+record_script_lines(struct buf *out, const char *id_var, const char *nodes_var)
+{
+	/* a trapped TERM still ends the script (after its foreground child, which
+	 * got the same signal), but through the EXIT trap, so the record says
+	 * 143. Each record is written to a temporary of a unique name that
+	 * mktemp makes (O_EXCL: never through a link planted at a fixed name)
+	 * and renamed over the record itself (mv -T: a link there is replaced,
+	 * never followed into the dir it names) */
+	buf_puts(out, "# kunai: the job's own start and exit records, which the runner watches\n"
+	              "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n");
+	if (nodes_var)
+		buf_printf(out, clean_exit_fn, id_var, nodes_var);
+	else
+		buf_puts(out, "trap 'kunai_rc=$?; kunai_t=$(mktemp \"$RUN_DIR/kunai.exit.XXXXXX\") && "
+		              "echo $kunai_rc >\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.exit\"' EXIT\n");
+	buf_puts(out, "kunai_t=$(mktemp \"$RUN_DIR/kunai.start.XXXXXX\") && "
+	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" ");
+	buf_printf(out, "\"${%s:-$$}\" ", id_var);
+	buf_puts(out, ">\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.start\"\n");
+}
+
+bool
+record_script_swap(const char *text, size_t len, const char *id_var, const char *nodes_var, bool to_new,
+                   struct buf *out)
+{
+	struct buf a = {0}, b = {0};
+	const struct buf *from, *to;
+	const char *at = NULL, *p;
+	bool ok = false;
+
+	record_script_lines(&a, id_var, NULL);
+	record_script_lines(&b, id_var, nodes_var);
+	from = to_new ? &a : &b;
+	to = to_new ? &b : &a;
+	for (p = text; p + from->len <= text + len; p++) {
+		p = memchr(p, from->data[0], (size_t)(text + len - p));
+		if (!p || p + from->len > text + len)
+			break;
+		if (memcmp(p, from->data, from->len) == 0) {
+			if (at)
+				goto done; /* twice: not the one block kunai wrote */
+			at = p;
+		}
+	}
+	if (!at)
+		goto done;
+	buf_push(out, text, (size_t)(at - text));
+	buf_push(out, to->data, to->len);
+	buf_push(out, at + from->len, len - (size_t)(at - text) - from->len);
+	ok = true;
+done:
+	buf_free(&a);
+	buf_free(&b);
+	return ok;
+}

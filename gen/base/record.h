@@ -5,6 +5,7 @@
 #define KUNAI_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct arena;
 struct buf;
@@ -78,6 +79,24 @@ struct phase_record {
 
 /* Appends r as phases/NAME.json text. */
 void json_write_phase(const struct phase_record *r, struct buf *out);
+
+/* The lines of a job script that write the job's own records, which the
+ * runner watches instead of asking the scheduler: at its start
+ * RUN_DIR/kunai.start (start=EPOCH, host=, job=), on any exit
+ * RUN_DIR/kunai.exit (the status), each atomically (mktemp + mv -T).
+ * id_var: the variable with the scheduler's job id (SLURM_JOB_ID,
+ * LSB_JOBID). With nodes_var (SLURM_JOB_NODELIST) the exit record also
+ * says job=, nodes= and, where the job has a cgroup v2 of its own, its
+ * oom_kill= count: enough for a clean exit to be the job's end without a
+ * query (see job_slurm.c); without it, the record is the status alone,
+ * as Slurm's scripts had it before and LSF's still have. */
+void record_script_lines(struct buf *out, const char *id_var, const char *nodes_var);
+/* Appends to out text (len bytes) with its record lines of the form
+ * without nodes_var replaced by those with it (to_new), or back; false
+ * (out untouched) when text does not hold the form to replace exactly
+ * once. A script that differs from another only so runs the same job. */
+bool record_script_swap(const char *text, size_t len, const char *id_var, const char *nodes_var, bool to_new,
+                        struct buf *out);
 /* Reads phases/NAME.json. Returns false when absent or invalid. */
 bool json_load_phase(struct arena *a, const char *path, struct phase_record *r);
 

@@ -1,5 +1,5 @@
 /* script.c: the pieces of a job script that every scheduler's writer shares
- * (script.h): the #KUNAI line, the path and record lines, env_vars.sh and
+ * (script.h): the #KUNAI line, the path lines, env_vars.sh and
  * the exports, and the hooks' success check. */
 #include <stdbool.h>
 #include <string.h>
@@ -191,25 +191,6 @@ script_directives(struct buf *out, const struct run *r)
 		buf_printf(out, " --delay %ld", delay);
 	node_groups(out, r);
 	buf_putc(out, '\n');
-}
-
-void
-script_records(struct buf *out, const char *id_var)
-{
-	/* a trapped TERM still ends the script (after its foreground child, which
-	 * got the same signal), but through the EXIT trap, so the record says
-	 * 143. Each record is written to a temporary of a unique name that
-	 * mktemp makes (O_EXCL: never through a link planted at a fixed name)
-	 * and renamed over the record itself (mv -T: a link there is replaced,
-	 * never followed into the dir it names) */
-	buf_puts(out, "# kunai: the job's own start and exit records, which the runner watches\n"
-	              "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n"
-	              "trap 'kunai_rc=$?; kunai_t=$(mktemp \"$RUN_DIR/kunai.exit.XXXXXX\") && "
-	              "echo $kunai_rc >\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.exit\"' EXIT\n"
-	              "kunai_t=$(mktemp \"$RUN_DIR/kunai.start.XXXXXX\") && "
-	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" ");
-	buf_printf(out, "\"${%s:-$$}\" ", id_var);
-	buf_puts(out, ">\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.start\"\n");
 }
 
 bool

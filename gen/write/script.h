@@ -18,6 +18,12 @@ struct hooks {
 
 /* Appends the sbatch script of run r to out. Returns false after reporting. */
 bool script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct buf *out);
+/* Whether old, a run's sbatch script as an earlier kunai wrote it (rel:
+ * its path), runs the job that data does: the same bytes but for the
+ * record lines, which now make a clean exit the job's end without a query
+ * (record_script_lines). gen keeps such a script's mtime (sink.h), so
+ * that an upgrade reruns nothing. */
+bool script_slurm_same_job(const char *rel, const char *old, size_t oldlen, const char *data, size_t len);
 /* The --single-sbatch allocation's batch script for the runs of rl; false
  * after reporting (some runs with a time limit, some without). */
 struct runlist;
@@ -74,12 +80,6 @@ void script_paths(struct buf *out, const struct run *r);
 /* The same lines with shell builtins only (no subshell): for a script run
  * from its own dir, RUN_DIR=$PWD. */
 void script_paths_local(struct buf *out, const struct run *r);
-/* Appends the lines that write the job's own start record ($RUN_DIR/kunai.start:
- * start=EPOCH, host=, job=) and, on any exit, its exit record
- * ($RUN_DIR/kunai.exit: the status), each atomically (tmp + mv); kunai job
- * watches these instead of asking the scheduler. id_var: the variable with
- * the scheduler's job id (SLURM_JOB_ID, LSB_JOBID). */
-void script_records(struct buf *out, const char *id_var);
 /* Appends the test's command line: [nsys profile ...] <workload command>. */
 void script_test_command(struct buf *out, const struct run *r);
 /* Returns false after reporting each environment variable of r or of its

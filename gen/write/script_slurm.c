@@ -8,6 +8,7 @@
 
 #include "script.h"
 #include "gen/base/escape.h"
+#include "gen/base/record.h"
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
 #include "gen/model/model.h"
@@ -540,7 +541,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	buf_puts(out, "RUN_DIR=${SLURM_SUBMIT_DIR:-$PWD}\n");
 	script_paths(out, r);
 	buf_puts(out, "RUN_DIR_Q=$(printf %q \"$RUN_DIR\")\n");
-	script_records(out, "SLURM_JOB_ID");
+	record_script_lines(out, "SLURM_JOB_ID", "SLURM_JOB_NODELIST");
 	/* the sruns below write in metadata/ by name: a link there is refused */
 	buf_puts(out, "[ ! -L \"$RUN_DIR/metadata\" ] || { echo \"kunai: $RUN_DIR/metadata is a symbolic link; kunai "
 	              "does not write through links (remove it)\" >&2; exit 1; }\n");
@@ -622,4 +623,19 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	buf_free(&file);
 	buf_free(&prefix);
 	return ok;
+}
+
+bool
+script_slurm_same_job(const char *rel, const char *old, size_t oldlen, const char *data, size_t len)
+{
+	const char *base = strrchr(rel, '/');
+	struct buf b = {0};
+	bool same;
+
+	if (!base || strcmp(base + 1, "cloudai_sbatch_script.sh") != 0)
+		return false;
+	same = record_script_swap(old, oldlen, "SLURM_JOB_ID", "SLURM_JOB_NODELIST", true, &b) && b.len == len &&
+	       memcmp(b.data, data, len) == 0;
+	buf_free(&b);
+	return same;
 }

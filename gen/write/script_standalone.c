@@ -8,6 +8,7 @@
 
 #include "script.h"
 #include "gen/base/escape.h"
+#include "gen/base/record.h"
 #include "gen/base/util.h"
 #include "gen/model/expand.h"
 #include "gen/model/model.h"
@@ -156,7 +157,7 @@ script_lsf(struct arena *a, const struct run *r, const struct hooks *h, struct b
 	              "RUN_DIR=${LS_SUBCWD:-$PWD}\n"
 	              "cd -- \"$RUN_DIR\" || exit 1\n");
 	script_paths_local(out, r);
-	script_records(out, "LSB_JOBID");
+	record_script_lines(out, "LSB_JOBID", NULL);
 	buf_putc(out, '\n');
 	return body(r, h, false, out) && ok;
 }

@@ -115,13 +115,44 @@ sink_pend(struct sink *s, const char *rel, const char *tmp, uint64_t hash, size_
 	p->existed = existed;
 }
 
+enum { SAME_JOB_MAX = 1 << 22 }; /* a script past 4 MiB is compared as bytes only */
+
+/* Whether the file at rel, whose stat is *st, runs what data does
+ * (s->same_job), read through no link. */
+static bool
+sink_same_job(struct sink *s, int at, const char *rel, const struct stat *st, const char *data, size_t len)
+{
+	size_t size = (size_t)st->st_size, got = 0;
+	char *old;
+	ssize_t n = 0;
+	bool same = false;
+	int fd;
+
+	if (!s->same_job || !S_ISREG(st->st_mode) || st->st_size > SAME_JOB_MAX)
+		return false;
+	fd = openat(at, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	old = xmalloc(size + 1);
+	/* one byte more than stat said tells a file that grew meanwhile */
+	while (got <= size && ((n = read(fd, old + got, size + 1 - got)) > 0 || (n < 0 && errno == EINTR)))
+		got += n > 0 ? (size_t)n : 0;
+	if (n == 0 && got == size)
+		same = s->same_job(rel, old, size, data, len);
+	close(fd);
+	free(old);
+	return same;
+}
+
 /* Writes data for rel (not in a dir this gen made) to a temporary of its
- * own, unless rel holds these bytes already. Returns false after reporting. */
+ * own, unless rel holds these bytes already; a file that runs the same
+ * job (sink_same_job) gives the temporary its times. Returns false after
+ * reporting. */
 static bool
 sink_stage(struct sink *s, int at, const char *rel, uint64_t hash, const char *data, size_t len)
 {
-	struct stat st;
-	bool existed = false;
+	struct stat st, was;
+	bool existed = false, keep = false;
 
 	if (fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISLNK(st.st_mode)) {
@@ -133,6 +164,8 @@ sink_stage(struct sink *s, int at, const char *rel, uint64_t hash, const char *d
 			manifest_record(s->mf, &s->mf_out, rel, s->path.data, hash, len, &st);
 			return true;
 		}
+		was = st;
+		keep = sink_same_job(s, at, rel, &was, data, len);
 	} else if (errno != ENOENT) {
 		warn("stat %s:", s->path.data);
 		return false;
@@ -144,6 +177,15 @@ sink_stage(struct sink *s, int at, const char *rel, uint64_t hash, const char *d
 	if (!journal_note(s->jr, JOURNAL_TEMP, s->tmp.data) ||
 	    !write_file_excl_at(at, s->tmp.data, s->shown.data, data, len, &st))
 		return false;
+	if (keep) {
+		struct timespec t[2] = {was.st_atim, was.st_mtim};
+
+		if (utimensat(at, s->tmp.data, t, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    fstatat(at, s->tmp.data, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			warn("utimensat %s:", s->shown.data);
+			return false;
+		}
+	}
 	sink_pend(s, rel, s->tmp.data, hash, len, &st, existed);
 	return true;
 }

@@ -37,6 +37,11 @@ struct sink {
 	struct sink_pending *pend; /* in the order written */
 	size_t n_pend, cap_pend;
 	struct buf names;
+	/* Whether old, the file at rel now (oldlen bytes), runs what data (len
+	 * bytes) does though the bytes differ: an earlier kunai's form of the
+	 * same script. It is then rewritten with its mtime kept, so that ninja
+	 * reruns nothing for it. NULL: no file is. */
+	bool (*same_job)(const char *rel, const char *old, size_t oldlen, const char *data, size_t len);
 	bool ok;
 };
 

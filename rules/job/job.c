@@ -22,6 +22,7 @@
 #include "job_sched.h"
 #include "job.h"
 #include "gen/base/lock.h"
+#include "gen/base/record.h"
 #include "gen/base/util.h"
 
 enum {
@@ -33,17 +34,27 @@ enum {
  * its script, then each file the script sources or the scheduler reads
  * with it that the run dir holds (env_vars.sh; k8s.json, the job
  * document kubectl applies), each after its name; NULL when there is no
- * script to read. A script alone hashes as it always did. */
+ * script to read. A script alone hashes as it always did. earlier: the
+ * hash the same Slurm script had in an earlier kunai's form (its record
+ * lines before record_script_lines gave them nodes; gen keeps such a
+ * script's mtime), NULL when it holds no such lines. */
 static const char *
-script_hash_now(struct job *j)
+script_hash_now(struct job *j, bool earlier)
 {
 	static const char *const also[] = {"env_vars.sh", "k8s.json"};
 	struct buf p = {0}, text = {0}, more = {0};
 	char hex[17];
 	const char *h = NULL;
 	size_t i;
+	bool ok = job_slurp(job_path(j, &p, job_script_name(j)), &text);
 
-	if (job_slurp(job_path(j, &p, job_script_name(j)), &text)) {
+	if (ok && earlier) {
+		ok = record_script_swap(text.data ? text.data : "", text.len, "SLURM_JOB_ID", "SLURM_JOB_NODELIST",
+		                        false, &more);
+		text.len = 0;
+		buf_push(&text, more.data ? more.data : "", more.len);
+	}
+	if (ok) {
 		for (i = 0; i < LEN(also); i++) {
 			more.len = 0;
 			if (!job_slurp(job_path(j, &p, also[i]), &more))
@@ -82,7 +93,10 @@ same_script(struct job *j)
 		buf_free(&p);
 		return same;
 	}
-	now = script_hash_now(j);
+	now = script_hash_now(j, false);
+	if (now && strcmp(now, j->info.script_hash) == 0)
+		return true;
+	now = j->sched == JOB_SLURM ? script_hash_now(j, true) : NULL;
 	return now && strcmp(now, j->info.script_hash) == 0;
 }
 
@@ -315,7 +329,7 @@ new_attempt(struct job *j)
 	j->info.attempt = n;
 	/* hashed before it is submitted: what ends up running is this script,
 	 * or one that differs from it (then its result is not this run's) */
-	j->info.script_hash = script_hash_now(j);
+	j->info.script_hash = script_hash_now(j, false);
 	j->info.collected = true;
 	j->info.state = "SUBMITTED";
 	j->info.submit_time = job_iso(&j->arena, job_now());

@@ -10,7 +10,8 @@
  *   to --poll-max with the age of the youngest job, and is at least
  *   MS_PER_JOB times the waiting jobs, so that a thousand jobs that run for
  *   long cost the scheduler a query every 20 s or more.
- * - A waiter whose job wrote its exit record wants the final state at once:
+ * - A waiter whose job wrote an exit record that is not its clean end (a
+ *   status other than 0, an OOM kill; job_slurm.c) wants the final state:
  *   it runs the query URGENT_MS after the last one (its wait doubles with
  *   each query after its record that did not end it: a job in its epilog, a
  *   requeue), and that query also asks slurmctld (squeue -t all -j) about

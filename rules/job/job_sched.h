@@ -103,6 +103,11 @@ void runai_release(struct job *j);
 
 /* One line of `scontrol -o show job`. */
 bool slurm_parse_scontrol(const char *line, struct slurm_row *r);
+/* Whether rec, a kunai.exit record, is the clean end of job job_id: the
+ * script's EXIT trap wrote it (it names the job), its status is 0 and the
+ * job's cgroup saw no OOM kill. Such a record is the job's result with no
+ * query (DESIGN 9); any other waits for the scheduler's word. */
+bool slurm_record_clean(const char *rec, const char *job_id);
 /* Whether sbatch stderr is a submit limit (retry later as a new attempt). */
 bool slurm_limit_error(const char *err);
 /* One line of `bjobs -noheader -o "jobid stat exit_code exec_host

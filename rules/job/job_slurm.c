@@ -2,8 +2,10 @@
  * script derives its paths from $SLURM_SUBMIT_DIR), scancel, and the wait:
  * the waiter watches the job's own records (kunai.start, kunai.exit, which
  * the script writes) and otherwise reads what the build dir's shared
- * poller (job_poll.c) last heard from the scheduler. An exit record makes
- * the poll urgent (poll_urgent_ms) until the scheduler calls the job ended. */
+ * poller (job_poll.c) last heard from the scheduler. A clean exit record
+ * (slurm_record_clean: status 0, this job's, no OOM kill) ends the wait
+ * with no query; any other makes the poll urgent (poll_urgent_ms) until
+ * the scheduler calls the job ended. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <ctype.h>
@@ -504,6 +506,39 @@ fill_record(struct job *j)
 	buf_free(&rec);
 }
 
+bool
+slurm_record_clean(const char *rec, const char *job_id)
+{
+	const char *f;
+	size_t len;
+
+	if (!rec || !job_id || strncmp(rec, "0\n", 2) != 0)
+		return false;
+	f = job_record_field(rec, "job", &len);
+	if (!f || len != strlen(job_id) || strncmp(f, job_id, len) != 0)
+		return false;
+	f = job_record_field(rec, "oom_kill", &len);
+	return !f || (len == 1 && *f == '0');
+}
+
+/* The job's clean exit record (slurm_record_clean) as its end: COMPLETED
+ * with status 0 on the nodes it names, timed by its own records. */
+static void
+fill_clean(struct job *j, const char *rec)
+{
+	struct job_record *in = &j->info;
+	const char *f;
+	size_t len;
+
+	in->state = "COMPLETED";
+	in->exit_code = 0;
+	in->has_exit_code = true;
+	in->end_time = job_iso(&j->arena, job_now());
+	if ((f = job_record_field(rec, "nodes", &len)) && len)
+		in->nodes = hostlist_join(&j->arena, arena_strndup(&j->arena, f, len));
+	record_times(j);
+}
+
 /* From the job's kunai.start record: start time and node. */
 static void
 fill_start(struct job *j, const char *rec)
@@ -581,7 +616,16 @@ slurm_wait(struct job *j, bool want_start)
 				result = JOB_WAIT_STARTED;
 				break;
 			}
-		} else if (f == 0 && when != last_missing) {
+		}
+		/* a clean exit record is the end, with no query for it (DESIGN 9);
+		 * a row that calls the job ended already says more (above) */
+		if (exit_seen && j->sched == JOB_SLURM && job_read_record(j, "kunai.exit", &rec) &&
+		    slurm_record_clean(rec.data, j->info.job_id)) {
+			fill_clean(j, rec.data);
+			result = JOB_WAIT_ENDED;
+			break;
+		}
+		if (f == 0 && when != last_missing) {
 			/* the scheduler does not know it (any more) */
 			last_missing = when;
 			if (exit_seen || ++missing >= 2) {

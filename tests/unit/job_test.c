@@ -318,6 +318,25 @@ test_urgent(void)
 	ok(poll_urgent_ms(6) == 16000 && poll_urgent_ms(1000) == 16000, "urgent: ... at most 16 s");
 }
 
+/* job_slurm.c: which exit records end the wait with no query */
+static void
+test_clean(void)
+{
+	ok(slurm_record_clean("0\njob=42\nnodes=n[1-2]\n", "42"), "clean: status 0 of this job");
+	ok(slurm_record_clean("0\njob=42\nnodes=n1\noom_kill=0\n", "42"), "clean: ... and no OOM kill in its cgroup");
+	ok(!slurm_record_clean("0\njob=42\nnodes=n1\noom_kill=1\n", "42") &&
+	       !slurm_record_clean("0\njob=42\noom_kill=12\n", "42"),
+	   "clean: not with an OOM kill (Slurm says OUT_OF_MEMORY)");
+	ok(!slurm_record_clean("3\njob=42\n", "42") && !slurm_record_clean("143\njob=42\n", "42") &&
+	       !slurm_record_clean("00\njob=42\n", "42"),
+	   "clean: not another status (time limit, requeue, failure: the scheduler says which)");
+	ok(!slurm_record_clean("0\n", "42") && !slurm_record_clean("0\njob=4\n", "42") &&
+	       !slurm_record_clean("0\njob=420\n", "42") && !slurm_record_clean("0\njob=\n", "42"),
+	   "clean: not a record that names no job or another (the trap did not write it for this job)");
+	ok(!slurm_record_clean("", "42") && !slurm_record_clean(NULL, "42") && !slurm_record_clean("0\njob=42\n", NULL),
+	   "clean: not an empty record, nor without a job id");
+}
+
 /* job_plain.c: which run.sh texts need no bash, and what they exec */
 static void
 test_plain(void)
@@ -472,6 +491,7 @@ main(void)
 	test_json();
 	test_times();
 	test_records();
+	test_clean();
 	test_k8s();
 	test_lsf();
 	test_urgent();

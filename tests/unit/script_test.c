@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gen/base/escape.h"
+#include "gen/base/record.h"
 #include "gen/model/expand.h"
 #include "gen/model/model.h"
 #include "gen/write/script.h"
@@ -500,6 +501,42 @@ dump_golden(struct campaign *c, const char *dir)
 }
 
 
+/* An earlier kunai's sbatch script (record lines without nodes) runs the
+ * same job as the new one, and only that script does. */
+static void
+test_records_upgrade(struct campaign *c)
+{
+	static const char *const cmd[] = {"cmd", "true", NULL};
+	struct buf now = {0}, was = {0}, back = {0}, twice = {0};
+	const char *rel = "t/0/cloudai_sbatch_script.sh";
+
+	script_slurm(&A, run(c, "up", "BashCmd", cmd), NULL, &now);
+	ok(strstr(buf_str(&now), "echo \"nodes=${SLURM_JOB_NODELIST-}\"") != NULL, "records: Slurm's exit record names the nodes");
+	ok(record_script_swap(now.data, now.len, "SLURM_JOB_ID", "SLURM_JOB_NODELIST", false, &was) &&
+	       strstr(buf_str(&was), "SLURM_JOB_NODELIST-") == NULL && strstr(buf_str(&was), "echo $kunai_rc") != NULL,
+	   "records: the new form back to the earlier one");
+	ok(record_script_swap(was.data, was.len, "SLURM_JOB_ID", "SLURM_JOB_NODELIST", true, &back) &&
+	       back.len == now.len && memcmp(back.data, now.data, now.len) == 0,
+	   "records: ... and forth, byte for byte");
+	ok(script_slurm_same_job(rel, was.data, was.len, now.data, now.len), "records: the earlier form runs the same job");
+	ok(!script_slurm_same_job("t/0/env_vars.sh", was.data, was.len, now.data, now.len),
+	   "records: ... in an sbatch script only");
+	buf_push(&was, "true\n", 5);
+	ok(!script_slurm_same_job(rel, was.data, was.len, now.data, now.len),
+	   "records: not when anything else differs");
+	buf_push(&twice, was.data, was.len);
+	buf_push(&twice, was.data, was.len);
+	back.len = 0;
+	ok(!record_script_swap(twice.data, twice.len, "SLURM_JOB_ID", "SLURM_JOB_NODELIST", true, &back) && !back.len,
+	   "records: not a text that holds them twice");
+	ok(!script_slurm_same_job(rel, now.data, now.len, now.data, now.len),
+	   "records: the new form is not an earlier one");
+	buf_free(&now);
+	buf_free(&was);
+	buf_free(&back);
+	buf_free(&twice);
+}
+
 /* CSV and Markdown text from run output: nothing a spreadsheet or a
  * Markdown renderer would run or link. */
 static void
@@ -596,6 +633,7 @@ main(int argc, char **argv)
 	test_others(c);
 	test_hooks_and_quoting(c);
 	test_directives(c);
+	test_records_upgrade(c);
 	arena_free(&A);
 	return tap_done();
 }

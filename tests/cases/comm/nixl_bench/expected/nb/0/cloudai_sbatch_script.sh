@@ -17,7 +17,21 @@ INSTALL_DIR=/opt/install
 RUN_DIR_Q=$(printf %q "$RUN_DIR")
 # kunai: the job's own start and exit records, which the runner watches
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
-trap 'kunai_rc=$?; kunai_t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") && echo $kunai_rc >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.exit"' EXIT
+kunai_exit() {
+	local t c k v
+	t=$(mktemp "$RUN_DIR/kunai.exit.XXXXXX") || return
+	while IFS= read -r k; do case $k in 0::*) c=${k#0::} ;; esac; done 2>/dev/null </proc/self/cgroup
+	{
+		echo "$1"
+		echo "job=${SLURM_JOB_ID-}"
+		echo "nodes=${SLURM_JOB_NODELIST-}"
+		case $c in */job_[0-9]*/*)
+			while read -r k v; do [ "$k" != oom_kill ] || echo "oom_kill=$v"; done \
+				2>/dev/null <"/sys/fs/cgroup${c%%/step_*}/memory.events" ;;
+		esac
+	} >"$t" && mv -fT "$t" "$RUN_DIR/kunai.exit"
+}
+trap 'kunai_exit $?' EXIT
 kunai_t=$(mktemp "$RUN_DIR/kunai.start.XXXXXX") && printf 'start=%(%s)T\nhost=%s\njob=%s\n' -1 "$HOSTNAME" "${SLURM_JOB_ID:-$$}" >"$kunai_t" && mv -fT "$kunai_t" "$RUN_DIR/kunai.start"
 [ ! -L "$RUN_DIR/metadata" ] || { echo "kunai: $RUN_DIR/metadata is a symbolic link; kunai does not write through links (remove it)" >&2; exit 1; }
 mkdir -p "$RUN_DIR/metadata"
