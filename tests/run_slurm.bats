@@ -150,6 +150,16 @@ ninja_bg() {
 	NPID=$!
 }
 
+# kill_driver: SIGKILL to the background ninja and the kunai jobs it runs
+kill_driver() {
+	local p k=$NPID
+	for p in $(pgrep -P "$NPID"); do
+		# (the rule execs kunai job: $p is it, or the shell of an older rule)
+		k="$k $p $(pgrep -P "$p" -x kunai || true)"
+	done
+	kill -9 $k
+}
+
 # the jobs of this test still queued, running or completing (give slurmctld a moment)
 live_jobs() {
 	local ids i
@@ -331,7 +341,8 @@ test_name = "long"'
 	! pgrep -f "kunai job run --scheduler slurm --workload BashCmd [xy]/0"
 }
 
-reattached() {
+# two_counts MODE: runs x and y of test count, generated into $B
+two_counts() {
 	use "$1"
 	scenario "$C" '
 name = "o"
@@ -342,15 +353,14 @@ test_name = "count"
 id = "y"
 test_name = "count"'
 	gen "$C" "$B"
+}
+
+reattached() {
+	two_counts "$1"
 	ninja_bg
 	wait_for "$B/x/0/kunai.start"
 	wait_for "$B/y/0/kunai.start"
-	local p k=$NPID
-	for p in $(pgrep -P "$NPID"); do
-		# (the rule execs kunai job: $p is it, or the shell of an older rule)
-		k="$k $p $(pgrep -P "$p" -x kunai || true)"
-	done
-	kill -9 $k
+	kill_driver
 	[ -n "$(squeue -h)" ]
 	run "$NINJA" -C "$B" run
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -378,27 +388,15 @@ L
 }
 
 @test "plain: an upgrade whose scripts differ only in their record lines, while a job of the earlier script runs: no rerun, no cancel, the job's result is the run's" {
-	use plain
-	scenario "$C" '
-name = "o"
-[[Tests]]
-id = "x"
-test_name = "count"
-[[Tests]]
-id = "y"
-test_name = "count"'
-	gen "$C" "$B"
+	two_counts plain
 	earlier "$B"/[xy]/0/cloudai_sbatch_script.sh
 	# y ran to the end under the earlier kunai; x's job runs when its driver dies
 	run "$NINJA" -C "$B" y
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	ninja_bg
 	wait_for "$B/x/0/kunai.start"
-	local p k=$NPID before
-	for p in $(pgrep -P "$NPID"); do
-		k="$k $p $(pgrep -P "$p" -x kunai || true)"
-	done
-	kill -9 $k
+	local before
+	kill_driver
 	before=$(stat -c %y "$B"/[xy]/0/cloudai_sbatch_script.sh)
 	# the upgrade: gen writes the new record lines and keeps the scripts' mtimes
 	gen "$C" "$B"
@@ -510,12 +508,7 @@ gone() {
 	# the command runs (the script's sruns are done)
 	wait_for "$B/count"
 	# the driver gone (as after a reboot of the login node), then slurmctld
-	local p k=$NPID
-	for p in $(pgrep -P "$NPID"); do
-		# (the rule execs kunai job: $p is it, or the shell of an older rule)
-		k="$k $p $(pgrep -P "$p" -x kunai || true)"
-	done
-	kill -9 $k
+	kill_driver
 	kill "$(cat "$ctld")"
 	wait_for "$B/x/0/kunai.exit"
 	run "$KUNAI" status "$B"
@@ -800,12 +793,7 @@ test_name = "long"
 	gen_single "$C" "$B"
 	KUNAI_SINGLE_IDLE=1 ninja_bg
 	wait_for "$B/x/0/kunai.start"
-	local p k=$NPID
-	for p in $(pgrep -P "$NPID"); do
-		# (the rule execs kunai job: $p is it, or the shell of an older rule)
-		k="$k $p $(pgrep -P "$p" -x kunai || true)"
-	done
-	kill -9 $k
+	kill_driver
 	[ -n "$(squeue -h)" ]
 	# x reattached (one line in count: not run twice), then y starts: SIGINT
 	KUNAI_SINGLE_IDLE=1 ninja_bg
