@@ -185,7 +185,8 @@ static const char clean_exit_fn[] =
 	"kunai_exit() {\n"
 	"\tlocal t c k v\n"
 	"\tt=$(mktemp \"$RUN_DIR/kunai.exit.XXXXXX\") || return\n"
-	"\twhile IFS= read -r k; do case $k in 0::*) c=${k#0::} ;; esac; done 2>/dev/null </proc/self/cgroup\n"
+	"\twhile IFS= read -r k; do case $k in 0::*) c=${k#0::} ;; esac; "
+	"done 2>/dev/null </proc/self/cgroup\n"
 	"\t{\n"
 	"\t\techo \"$1\"\n"
 	"\t\techo \"job=${%s-}\"\n"
@@ -212,8 +213,8 @@ record_script_lines(struct buf *out, const char *id_var, const char *nodes_var)
 	if (nodes_var)
 		buf_printf(out, clean_exit_fn, id_var, nodes_var);
 	else
-		buf_puts(out, "trap 'kunai_rc=$?; kunai_t=$(mktemp \"$RUN_DIR/kunai.exit.XXXXXX\") && "
-		              "echo $kunai_rc >\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.exit\"' EXIT\n");
+		buf_puts(out, "trap 'kunai_rc=$?; kunai_t=$(mktemp \"$RUN_DIR/kunai.exit.XXXXXX\") && echo $kunai_rc "
+		              ">\"$kunai_t\" && mv -fT \"$kunai_t\" \"$RUN_DIR/kunai.exit\"' EXIT\n");
 	buf_puts(out, "kunai_t=$(mktemp \"$RUN_DIR/kunai.start.XXXXXX\") && "
 	              "printf 'start=%(%s)T\\nhost=%s\\njob=%s\\n' -1 \"$HOSTNAME\" ");
 	buf_printf(out, "\"${%s:-$$}\" ", id_var);

@@ -634,8 +634,8 @@ script_slurm_same_job(const char *rel, const char *old, size_t oldlen, const cha
 
 	if (!base || strcmp(base + 1, "cloudai_sbatch_script.sh") != 0)
 		return false;
-	same = record_script_swap(old, oldlen, "SLURM_JOB_ID", "SLURM_JOB_NODELIST", true, &b) && b.len == len &&
-	       memcmp(b.data, data, len) == 0;
+	same = record_script_swap(old, oldlen, "SLURM_JOB_ID", "SLURM_JOB_NODELIST", true, &b) &&
+	       b.len == len && memcmp(b.data, data, len) == 0;
 	buf_free(&b);
 	return same;
 }
