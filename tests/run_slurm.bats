@@ -634,6 +634,19 @@ exec "%s" "$@"
 	[ "$(squeue -h -t all -o %k | grep -c "^kunai:$dir#")" -le 1 ]
 }
 
+@test "plain: sbatch that refuses the job after an empty first line: the reason is its first line that says something" {
+	one_count_run plain
+	mkdir -p "$W/bin"
+	printf '#!/bin/sh\nprintf "\\n  \\nsbatch: error: Batch job submission failed: odd refusal\\nmore\\n" >&2\nexit 1\n' >"$W/bin/sbatch"
+	chmod +x "$W/bin/sbatch"
+	PATH="$W/bin:$PATH" run "$NINJA" -C "$B" -j 16 -k 0 run
+	[ "$status" -ne 0 ] || { echo "$output"; false; }
+	[ "$(jf "$B/x/0/job.json" state)" = SUBMIT_FAILED ]
+	[ "$(jf "$B/x/0/job.json" reason)" = "sbatch: error: Batch job submission failed: odd refusal" ] ||
+		{ cat "$B/x/0/job.json"; false; }
+	[ ! -e "$B/count" ]
+}
+
 @test "plain: an exit record while slurmctld says the job runs is not its end (KUNAI_TRUST_RECORD)" {
 	use plain
 	# the command writes an exit record of 0 early (as a job killed and

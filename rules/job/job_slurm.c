@@ -309,7 +309,7 @@ slurm_submit(struct job *j, bool *retryable)
 	 * and job.json finds its job again (slurm_find_submitted). */
 	char *argv[] = {"sbatch", "--parsable", "--no-requeue", NULL, NULL, NULL, NULL, NULL};
 	struct buf out = {0}, err = {0}, msg = {0}, comment = {0}, nodes = {0}, count = {0};
-	const char *cause;
+	const char *cause, *first;
 	size_t n, k = 4;
 	long pause = 1000;
 	int rc, nn = 0, tries;
@@ -368,9 +368,12 @@ slurm_submit(struct job *j, bool *retryable)
 	}
 	j->info.state = "SUBMIT_FAILED";
 	j->info.end_time = job_iso(&j->arena, job_now());
-	/* its own "sbatch: error: ..." is not prefixed again */
-	buf_printf(&msg, "%s%.*s", strncmp(buf_str(&err), "sbatch: ", 8) == 0 ? "" : "sbatch: ",
-	           (int)strcspn(buf_str(&err), "\n"), err.len ? buf_str(&err) : rc == 0 ? "no job id in its output" : "failed");
+	/* its first line that says something (an sbatch that retried under
+	 * load may start with an empty one); its own "sbatch: error: ..." is
+	 * not prefixed again */
+	first = buf_str(&err) + strspn(buf_str(&err), " \t\r\n");
+	buf_printf(&msg, "%s%.*s", strncmp(first, "sbatch: ", 8) == 0 ? "" : "sbatch: ", (int)strcspn(first, "\n"),
+	           *first ? first : rc == 0 ? "no job id in its output" : "failed");
 	j->info.reason = arena_strdup(&j->arena, msg.data);
 	/* a setting the cluster refuses is the configuration's fault, and
 	 * names its field (DESIGN 18): failed, not infra, never retried */
