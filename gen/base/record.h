@@ -91,6 +91,10 @@ void json_write_phase(const struct phase_record *r, struct buf *out);
  * query (see job_slurm.c); without it, the record is the status alone,
  * as Slurm's scripts had it before and LSF's still have. */
 void record_script_lines(struct buf *out, const char *id_var, const char *nodes_var);
+/* Slurm's id_var and nodes_var: its sbatch scripts' record lines, and
+ * whoever reads a script of an earlier kunai back (record_script_swap). */
+#define RECORD_SLURM_ID "SLURM_JOB_ID"
+#define RECORD_SLURM_NODES "SLURM_JOB_NODELIST"
 /* Appends to out text (len bytes) with its record lines of the form
  * without nodes_var replaced by those with it (to_new), or back; false
  * (out untouched) when text does not hold the form to replace exactly

@@ -541,7 +541,7 @@ script_slurm(struct arena *a, const struct run *r, const struct hooks *h, struct
 	buf_puts(out, "RUN_DIR=${SLURM_SUBMIT_DIR:-$PWD}\n");
 	script_paths(out, r);
 	buf_puts(out, "RUN_DIR_Q=$(printf %q \"$RUN_DIR\")\n");
-	record_script_lines(out, "SLURM_JOB_ID", "SLURM_JOB_NODELIST");
+	record_script_lines(out, RECORD_SLURM_ID, RECORD_SLURM_NODES);
 	/* the sruns below write in metadata/ by name: a link there is refused */
 	buf_puts(out, "[ ! -L \"$RUN_DIR/metadata\" ] || { echo \"kunai: $RUN_DIR/metadata is a symbolic link; kunai "
 	              "does not write through links (remove it)\" >&2; exit 1; }\n");
@@ -634,7 +634,7 @@ script_slurm_same_job(const char *rel, const char *old, size_t oldlen, const cha
 
 	if (!base || strcmp(base + 1, "cloudai_sbatch_script.sh") != 0)
 		return false;
-	same = record_script_swap(old, oldlen, "SLURM_JOB_ID", "SLURM_JOB_NODELIST", true, &b) &&
+	same = record_script_swap(old, oldlen, RECORD_SLURM_ID, RECORD_SLURM_NODES, true, &b) &&
 	       b.len == len && memcmp(b.data, data, len) == 0;
 	buf_free(&b);
 	return same;

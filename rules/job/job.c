@@ -49,8 +49,8 @@ script_hash_now(struct job *j, bool earlier)
 	bool ok = job_slurp(job_path(j, &p, job_script_name(j)), &text);
 
 	if (ok && earlier) {
-		ok = record_script_swap(text.data ? text.data : "", text.len, "SLURM_JOB_ID",
-		                        "SLURM_JOB_NODELIST", false, &more);
+		ok = record_script_swap(text.data ? text.data : "", text.len, RECORD_SLURM_ID, RECORD_SLURM_NODES,
+		                        false, &more);
 		text.len = 0;
 		buf_push(&text, more.data ? more.data : "", more.len);
 	}

@@ -524,22 +524,18 @@ slurm_record_clean(const char *rec, const char *job_id)
 	return !f || (len == 1 && *f == '0');
 }
 
-/* The job's clean exit record (slurm_record_clean) as its end: COMPLETED
- * with status 0 on the nodes it names, timed by its own records. */
+/* The job's clean exit record (slurm_record_clean) as its end: what
+ * fill_record makes of it (COMPLETED, status 0, timed by the job's own
+ * records), on the nodes it names. */
 static void
 fill_clean(struct job *j, const char *rec)
 {
-	struct job_record *in = &j->info;
 	const char *f;
 	size_t len;
 
-	in->state = "COMPLETED";
-	in->exit_code = 0;
-	in->has_exit_code = true;
-	in->end_time = job_iso(&j->arena, job_now());
+	fill_record(j);
 	if ((f = job_record_field(rec, "nodes", &len)) && len)
-		in->nodes = hostlist_join(&j->arena, arena_strndup(&j->arena, f, len));
-	record_times(j);
+		j->info.nodes = hostlist_join(&j->arena, arena_strndup(&j->arena, f, len));
 }
 
 /* From the job's kunai.start record: start time and node. */
