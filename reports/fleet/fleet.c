@@ -134,7 +134,12 @@ compare(struct arena *a, const struct plan *p, const struct summary *s, const st
 		g->median = med = fleet_median(vals, j - i);
 		for (k = i; k < j; k++)
 			vals[k - i] = v[k].m->value;
-		g->mad = fleet_mad(vals, j - i, med, scr);
+		/* throughputs and times spread by ratios (a node shared, throttled,
+		 * ten times slow): their spread is measured as ratios, else as
+		 * differences */
+		g->ratio = fleet_log_mad(vals, j - i, med, scr, &g->mad);
+		if (!g->ratio)
+			g->mad = fleet_mad(vals, j - i, med, scr);
 		g->compared = g->n_peers >= (size_t)pp->min_peers;
 		if (!g->compared && !noted[g->column]) {
 			noted[g->column] = true;
@@ -153,9 +158,10 @@ compare(struct arena *a, const struct plan *p, const struct summary *s, const st
 			fv->m = v[k].m;
 			fv->node = v[k].m->node ? v[k].m->node : r->nodes;
 			fv->flagged = g->compared &&
-			              fleet_outlier(v[k].m->value, med, g->mad, g->dir, pp->tolerance, pp->mad_k, &fv->gap);
+			              fleet_outlier(v[k].m->value, med, g->mad, g->ratio, g->dir, pp->tolerance, pp->mad_k,
+			                            &fv->gap);
 			if (!g->compared)
-				fleet_outlier(v[k].m->value, med, g->mad, g->dir, 0, 0, &fv->gap);
+				fleet_outlier(v[k].m->value, med, g->mad, g->ratio, g->dir, 0, 0, &fv->gap);
 			fv->ratio = 1 - fv->gap;
 			if (fv->flagged)
 				f->flagged_run[v[k].run] = true;

@@ -25,10 +25,15 @@ enum fleet_dir { FLEET_DIR_NONE, FLEET_DIR_HIGHER, FLEET_DIR_LOWER };
 double fleet_median(double *v, size_t n);
 /* The median absolute deviation of v[0..n) from med; scratch holds n. */
 double fleet_mad(const double *v, size_t n, double med, double *scratch);
-/* Is v an outlier against med and mad? *gap is how much worse than med
- * it is, as a fraction of |med| (0.4: 40%; negative: better). */
-bool fleet_outlier(double v, double med, double mad, enum fleet_dir dir, double tolerance, double mad_k,
-                   double *gap);
+/* The MAD of the logarithms of v[0..n) from log(med): the spread as
+ * ratios, for values that are all > 0 (else false, *mad untouched). */
+bool fleet_log_mad(const double *v, size_t n, double med, double *scratch, double *mad);
+/* Is v an outlier against med and mad? With ratio, mad is of the values'
+ * logarithms (fleet_log_mad) and v's distance from med is log(med / v).
+ * *gap is how much worse than med v is, as a fraction of |med| (0.4: 40%;
+ * negative: better). */
+bool fleet_outlier(double v, double med, double mad, bool ratio, enum fleet_dir dir, double tolerance,
+                   double mad_k, double *gap);
 /* The direction of a metric by its unit and name ("GB/s": higher, "us":
  * lower, "count": none), unless the test's [peers] names it. */
 enum fleet_dir fleet_direction(const char *name, const char *unit);
@@ -41,6 +46,7 @@ struct fleet_group {
 	bool per_gpu;
 	enum fleet_dir dir;
 	double median, mad;
+	bool ratio;               /* mad is of the logarithms (every value > 0) */
 	size_t n_values, n_peers; /* values, and distinct nodes (or GPUs) */
 	bool compared;            /* n_peers >= the test's min_peers */
 	int min_peers;

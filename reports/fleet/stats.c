@@ -39,13 +39,34 @@ fleet_mad(const double *v, size_t n, double med, double *scratch)
 }
 
 bool
-fleet_outlier(double v, double med, double mad, enum fleet_dir dir, double tolerance, double mad_k, double *gap)
+fleet_log_mad(const double *v, size_t n, double med, double *scratch, double *mad)
 {
-	double worse = dir == FLEET_DIR_HIGHER ? med - v : dir == FLEET_DIR_LOWER ? v - med : 0;
+	size_t i;
+
+	if (!(med > 0))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!(v[i] > 0) || !isfinite(v[i]))
+			return false;
+		scratch[i] = fabs(log(v[i] / med));
+	}
+	*mad = fleet_median(scratch, n);
+	return true;
+}
+
+bool
+fleet_outlier(double v, double med, double mad, bool ratio, enum fleet_dir dir, double tolerance, double mad_k,
+              double *gap)
+{
+	double worse = dir == FLEET_DIR_HIGHER ? med - v : dir == FLEET_DIR_LOWER ? v - med : 0, far = worse;
 
 	*gap = med != 0 ? worse / fabs(med) : 0;
+	/* on the ratio scale a value 10 times worse is log(10) away, however
+	 * far the peers spread: a difference of values stops at the median */
+	if (ratio && v > 0 && med > 0)
+		far = dir == FLEET_DIR_HIGHER ? log(med / v) : dir == FLEET_DIR_LOWER ? log(v / med) : 0;
 	/* a median of 0 has no "percent below": such a value is never one */
-	return dir != FLEET_DIR_NONE && med != 0 && *gap > tolerance && worse > mad_k * mad;
+	return dir != FLEET_DIR_NONE && med != 0 && *gap > tolerance && far > mad_k * mad;
 }
 
 static bool
@@ -236,7 +257,7 @@ fleet_again_apply(struct arena *a, const struct plan *p, const struct summary *s
 			continue;
 		}
 		/* side by side, the peer is the median of two */
-		if (fleet_outlier(self->value, peer->value, 0, g->dir, tol, 0, &v->again_gap)) {
+		if (fleet_outlier(self->value, peer->value, 0, false, g->dir, tol, 0, &v->again_gap)) {
 			v->again = FLEET_AGAIN_REPRODUCED;
 			continue;
 		}

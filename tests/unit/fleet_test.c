@@ -31,19 +31,53 @@ stats(void)
 	ok(near(fleet_mad(v, 5, 3, scr), 1), "MAD of 1 2 3 4 100 about 3 is 1 (the outlier does not move it)");
 	ok(near(v[4], 100), "fleet_mad leaves its input alone");
 
-	ok(fleet_outlier(289.9, 483.1, 2, FLEET_DIR_HIGHER, 0.10, 3, &gap) && near(round(100 * gap), 40),
+	ok(fleet_outlier(289.9, 483.1, 2, false, FLEET_DIR_HIGHER, 0.10, 3, &gap) && near(round(100 * gap), 40),
 	   "40%% below, far beyond 3 MAD: an outlier (gap 40%%)");
-	ok(!fleet_outlier(470, 483.1, 2, FLEET_DIR_HIGHER, 0.10, 3, &gap), "3%% below: within the tolerance");
-	ok(!fleet_outlier(400, 483.1, 40, FLEET_DIR_HIGHER, 0.10, 3, &gap),
+	ok(!fleet_outlier(470, 483.1, 2, false, FLEET_DIR_HIGHER, 0.10, 3, &gap), "3%% below: within the tolerance");
+	ok(!fleet_outlier(400, 483.1, 40, false, FLEET_DIR_HIGHER, 0.10, 3, &gap),
 	   "17%% below but within 3 MAD of a spread fleet: not an outlier");
-	ok(fleet_outlier(400, 483.1, 0, FLEET_DIR_HIGHER, 0.10, 3, &gap), "MAD 0 (all peers equal): tolerance alone");
-	ok(!fleet_outlier(600, 483.1, 2, FLEET_DIR_HIGHER, 0.10, 3, &gap) && gap < 0,
+	ok(fleet_outlier(400, 483.1, 0, false, FLEET_DIR_HIGHER, 0.10, 3, &gap), "MAD 0 (all peers equal): tolerance alone");
+	ok(!fleet_outlier(600, 483.1, 2, false, FLEET_DIR_HIGHER, 0.10, 3, &gap) && gap < 0,
 	   "far above on a higher-is-better metric: better, not an outlier");
-	ok(fleet_outlier(130, 100, 3, FLEET_DIR_LOWER, 0.10, 3, &gap) && near(round(100 * gap), 30),
+	ok(fleet_outlier(130, 100, 3, false, FLEET_DIR_LOWER, 0.10, 3, &gap) && near(round(100 * gap), 30),
 	   "lower is better: 30%% above the median is an outlier");
-	ok(!fleet_outlier(70, 100, 3, FLEET_DIR_LOWER, 0.10, 3, &gap), "lower is better: below the median is fine");
-	ok(!fleet_outlier(5, 0, 0, FLEET_DIR_LOWER, 0.10, 3, &gap), "a median of 0 flags nothing");
-	ok(!fleet_outlier(1, 100, 0, FLEET_DIR_NONE, 0.10, 3, &gap), "no direction: never an outlier");
+	ok(!fleet_outlier(70, 100, 3, false, FLEET_DIR_LOWER, 0.10, 3, &gap), "lower is better: below the median is fine");
+	ok(!fleet_outlier(5, 0, 0, false, FLEET_DIR_LOWER, 0.10, 3, &gap), "a median of 0 flags nothing");
+	ok(!fleet_outlier(1, 100, 0, false, FLEET_DIR_NONE, 0.10, 3, &gap), "no direction: never an outlier");
+
+	/* the ratio scale */
+	{
+		double r[] = {1, 2, 4, 8, 800}, lmad = -1;
+		ok(fleet_log_mad(r, 5, 4, scr, &lmad) && near(lmad, log(2)),
+		   "log MAD of 1 2 4 8 800 about 4 is log 2 (the outlier does not move it)");
+		r[0] = 0;
+		ok(!fleet_log_mad(r, 5, 4, scr, &lmad) && near(lmad, log(2)), "a value of 0: no log MAD, *mad untouched");
+		r[0] = -1;
+		ok(!fleet_log_mad(r, 5, 4, scr, &lmad), "a negative value: no log MAD");
+		r[0] = 1;
+		ok(!fleet_log_mad(r, 5, 0, scr, &lmad), "a median of 0: no log MAD");
+	}
+	/* CI's 4 nodes sharing 2 cores, one capped at 5% of a CPU: fp64 GFLOP/s 6.93 12.57 9.0 and 0.98.
+	 * Median 7.97; differences 6.99 1.04 4.60 1.03, MAD 2.82: 0.98 is within 3 MADs. As ratios
+	 * the MAD is 0.30 and 0.98 is log(8.1) = 2.09 away. */
+	{
+		double r[] = {6.93, 12.57, 9.0, 0.98}, med, lmad, lin;
+		med = fleet_median(r, 4);
+		lin = fleet_mad(r, 4, med, scr);
+		ok(!fleet_outlier(0.98, med, lin, false, FLEET_DIR_HIGHER, 0.10, 3, &gap) && gap > 0.8,
+		   "8 times slower, peers spread 2 to 1, by differences: hidden (%.0f%% below, MAD %.2f)", 100 * gap, lin);
+		ok(fleet_log_mad(r, 4, med, scr, &lmad) && fabs(lmad - 0.30) < 0.01, "log MAD %.3f", lmad);
+		ok(fleet_outlier(0.98, med, lmad, true, FLEET_DIR_HIGHER, 0.10, 3, &gap) && near(round(100 * gap), 88),
+		   "as ratios: an outlier, 88%% below");
+		ok(!fleet_outlier(6.93, med, lmad, true, FLEET_DIR_HIGHER, 0.10, 3, &gap) && gap > 0.1,
+		   "the slowest healthy node, 13%% below: within 3 MADs as ratios");
+		ok(fleet_outlier(8.1, 1, lmad, true, FLEET_DIR_LOWER, 0.10, 3, &gap),
+		   "lower is better, 8 times the median: an outlier as ratios");
+		ok(!fleet_outlier(0.5, 1, lmad, true, FLEET_DIR_LOWER, 0.10, 3, &gap), "lower is better, half the median: fine");
+		ok(fleet_outlier(400, 483.1, 0, true, FLEET_DIR_HIGHER, 0.10, 3, &gap) &&
+		   !fleet_outlier(470, 483.1, 0, true, FLEET_DIR_HIGHER, 0.10, 3, &gap),
+		   "as ratios with MAD 0: the tolerance alone, as by differences");
+	}
 
 	ok(fleet_direction("max_busbw", "GB/s") == FLEET_DIR_HIGHER, "GB/s: higher is better");
 	ok(fleet_direction("bf16_tflops", "TFLOP/s") == FLEET_DIR_HIGHER, "TFLOP/s: higher is better");
@@ -116,6 +150,18 @@ grade(void)
 	campaign(&a, &p, &s, even, 8);
 	fleet_grade(&a, &p, &s, &f);
 	ok(f.n_drain == 0 && f.n_healthy == 8 && s.counts[OUTCOME_SUSPECT] == 0, "nodes within 3%%: nothing drained");
+
+	/* four nodes that share their CPUs: the healthy ones spread 2 to 1, the capped one 8 times slow */
+	{
+		static const double noisy[] = {6.93, 12.57, 9.0, 0.98}, spread[] = {6.93, 12.57, 9.0, 8.0};
+		campaign(&a, &p, &s, noisy, 4);
+		fleet_grade(&a, &p, &s, &f);
+		ok(f.n_drain == 1 && !strcmp(f.nodes[0].name, "gpu-node-04") && f.n_healthy == 3,
+		   "peers spread 2 to 1, one node 8 times slower: that node drained, 3 healthy");
+		campaign(&a, &p, &s, spread, 4);
+		fleet_grade(&a, &p, &s, &f);
+		ok(f.n_drain == 0 && f.n_healthy == 4, "peers spread 2 to 1 and none far off: nothing drained");
+	}
 
 	campaign(&a, &p, &s, slow, 3);
 	fleet_grade(&a, &p, &s, &f);
