@@ -47,6 +47,9 @@ snap() {
 @test "a gen killed at each of its renames is undone by the next kunai gen or report: every file as before" {
 	command -v strace >/dev/null || skip "no strace"
 	gen >/dev/null
+	# results: the changed scripts' go with the gen (linked to a backup,
+	# then removed), and come back when it is undone
+	touch "$B/a/0/kunai.stamp" "$B/a/1/kunai.stamp" "$B/b/0/kunai.started" "$B/c/0/kunai.stamp"
 	snap "$B" manifest >"$W/before"
 	snap "$B" >"$W/before.files"
 	n=0
@@ -82,6 +85,10 @@ snap() {
 	[ "$n" -ge 6 ]
 	grep -q 'echo changed' "$B/a/0/run.sh"
 	grep -q 'echo changed' "$B/kunai.json"
+	[ ! -e "$B/a/0/kunai.stamp" ]
+	[ ! -e "$B/a/1/kunai.stamp" ]
+	[ ! -e "$B/b/0/kunai.started" ]
+	[ -e "$B/c/0/kunai.stamp" ]
 	[ -z "$(find "$B" -name '*.tmp' -o -name '*.old')" ]
 }
 

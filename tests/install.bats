@@ -98,12 +98,12 @@ k() {
 	grep -q '^build installables/nvcr.io_nvidia__pytorch__25.01-py3.sqsh.stamp: install ' $b
 	grep -q '^build installables/slurm-metadata.sh.stamp: install installables/slurm-metadata.sh.spec | \$rulesdir/slurm-metadata.sh$' $b
 	# each distinct set of needs is one phony, which the run edges name
-	grep -q '^build a/0/kunai.stamp: run a/0/cloudai_sbatch_script.sh || installables/set-1$' $b
+	grep -q '^build a/0/kunai.stamp: run || installables/set-1$' $b
 	# a later iteration waits for the one before, which waited for the set
-	grep -q '^build a/1/kunai.stamp: run a/1/cloudai_sbatch_script.sh || a/0/kunai.stamp$' $b
+	grep -q '^build a/1/kunai.stamp: run || a/0/kunai.stamp$' $b
 	grep -q '^build installables/set-1: phony installables/slurm-metadata.sh.stamp installables/repo__v1.stamp$' $b
-	grep -q '^build x1/0/kunai.stamp: run .* || installables/set-2$' $b
-	grep -q '^build x2/0/kunai.stamp: run .* || installables/set-2$' $b
+	grep -q '^build x1/0/kunai.stamp: run || installables/set-2$' $b
+	grep -q '^build x2/0/kunai.stamp: run || installables/set-2$' $b
 	grep -q '^build installables/set-2: phony installables/slurm-metadata.sh.stamp installables/nvcr.io_nvidia__pytorch__24.02-py3.sqsh.stamp$' $b
 	[ "$(grep -c '^build installables/set-' $b)" -eq 3 ]
 	grep -q '^build uninstall: uninstall installables/.*\.spec | always$' $b
@@ -162,11 +162,11 @@ T
 	run k gen
 	[ "$status" -eq 0 ]
 	b=out/build.ninja
-	grep -qx 'build y1/0/kunai.stamp: run y1/0/cloudai_sbatch_script.sh || x1/0/kunai.stamp' $b
-	grep -qx 'build y2/0/kunai.stamp: run y2/0/cloudai_sbatch_script.sh || a installables/set-2' $b
-	grep -qx 'build y3/0/kunai.stamp: run y3/0/cloudai_sbatch_script.sh || x2/0/kunai.started' $b
-	grep -qx 'build x2/0/kunai.started: start x2/0/cloudai_sbatch_script.sh || installables/set-2' $b
-	grep -qx 'build y4/0/kunai.stamp: run y4/0/cloudai_sbatch_script.sh || installables/set-2 |@ x1/0/kunai.stamp' $b
+	grep -qx 'build y1/0/kunai.stamp: run || x1/0/kunai.stamp' $b
+	grep -qx 'build y2/0/kunai.stamp: run || a installables/set-2' $b
+	grep -qx 'build y3/0/kunai.stamp: run || x2/0/kunai.started' $b
+	grep -qx 'build x2/0/kunai.started: start || installables/set-2' $b
+	grep -qx 'build y4/0/kunai.stamp: run || installables/set-2 |@ x1/0/kunai.stamp' $b
 	# what y1 needs is built before it all the same: set-2's image, then x1
 	run ninja -C out -n y1
 	[ "$status" -eq 0 ]
@@ -374,7 +374,7 @@ T
 	printf 'name = "s"\n[[Tests]]\nid = "e"\ntest_name = "e"\niterations = 2\n' >scenario.toml
 	run k gen
 	[ "$status" -eq 0 ]
-	grep -qx 'build e/0/kunai.stamp: run e/0/cloudai_sbatch_script.sh || installables/set-1' out/build.ninja
+	grep -qx 'build e/0/kunai.stamp: run || installables/set-1' out/build.ninja
 	grep -qx 'build installables/set-1: phony installables/slurm-metadata.sh.stamp' out/build.ninja
 	[ "$(grep -c '^build installables/set-' out/build.ninja)" -eq 1 ]
 }

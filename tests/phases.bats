@@ -53,7 +53,7 @@ krun() {
 	[ "$(wc -l <out/prepared.txt)" -eq 1 ]
 	[ "$(wc -l <out/cleaned.txt)" -eq 1 ]
 	# prepare's edge orders every run (order-only); cleanup is outside `run`
-	grep -q '^build a/0/kunai.stamp: run a/0/run.sh || phases/prepare.stamp$' out/build.ninja
+	grep -q '^build a/0/kunai.stamp: run || phases/prepare.stamp$' out/build.ninja
 	grep -q '^build phases/cleanup.stamp: phase phases/cleanup.sh | always$' out/build.ninja
 	run krun
 	[ "$status" -eq 0 ]
@@ -76,8 +76,8 @@ krun() {
 	printf '[[Tests]]\nid = "b"\ntest_name = "sleep"\n  [[Tests.dependencies]]\n  type = "start_post_comp"\n  id = "a"\n[[Tests]]\nid = "c"\ntest_name = "sleep"\n  [[Tests.dependencies]]\n  type = "end_post_comp"\n  id = "a"\n' >>scenario.toml
 	run "$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
 	[ "$status" -eq 0 ]
-	grep -qx 'build b/0/kunai.stamp: run b/0/run.sh || a' out/build.ninja
-	grep -qx 'build c/0/kunai.stamp: run c/0/run.sh || phases/prepare.stamp |@ a' out/build.ninja
+	grep -qx 'build b/0/kunai.stamp: run || a' out/build.ninja
+	grep -qx 'build c/0/kunai.stamp: run || phases/prepare.stamp |@ a' out/build.ninja
 	run ninja -C out -n b
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "$output" | sed -n 's/^\[[0-9/]*\] [A-Z]* //p' | tr '\n' ' ')" = \

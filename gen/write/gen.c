@@ -221,6 +221,7 @@ render_all(struct arena *a, const struct campaign *c, struct runlist *rl, struct
 		w[i].sink.mf = out->mf;
 		w[i].sink.jr = out->jr;
 		w[i].sink.same_job = out->same_job;
+		w[i].sink.script = out->script;
 		w[i].sink.ok = true;
 		if (pthread_create(&w[i].thread, NULL, work, &w[i]) != 0) {
 			warn("pthread_create: cannot start a rendering thread");
@@ -369,6 +370,7 @@ generate(int argc, char **argv, bool dry_run, struct buf *dir_out)
 	sink.root = out_dir;
 	if (c->system->scheduler == SCHED_SLURM)
 		sink.same_job = script_slurm_same_job;
+	sink.script = ninja_script_name(c->system->scheduler);
 	/* the build dir first, so that everything in it is made relative to it */
 	if (!make_dir(out_dir, &made))
 		goto done;

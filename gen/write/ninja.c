@@ -149,17 +149,20 @@ deps_comment(struct buf *b, const struct scenario *sc, const struct run *r)
 	}
 }
 
-/* The run's edge: its stamp from its script, and nothing else a run does
- * not need. The runner's options (workload, time limit, dependencies) are
- * the script's #KUNAI line and its dir is the stamp's, so the edge has no
- * bindings: a no-op `ninja run` parses little more than a bare graph (a
- * binding costs ninja a scope per edge). Iterations in a sequencing pool
- * have its rules (run_POOL, start_POOL); chained ones name the iteration
- * before them and, through it, every precondition of the first. first:
- * the first iteration's run that this one waits for (order-only), or NULL. */
+/* The run's edge: its stamp, and nothing else a run does not need. The
+ * runner's options (workload, time limit, dependencies) are the script's
+ * #KUNAI line and its dir is the stamp's, so the edge has no bindings: a
+ * no-op `ninja run` parses little more than a bare graph (a binding costs
+ * ninja a scope per edge). Nor does it name the script: gen writes the
+ * script and, when its bytes change, removes the run's stamps itself
+ * (sink.c), so a no-op stats one file per run where an input would make it
+ * two. Iterations in a sequencing pool have its rules (run_POOL,
+ * start_POOL); chained ones name the iteration before them and, through
+ * it, every precondition of the first. first: the first iteration's run
+ * that this one waits for (order-only), or NULL. */
 static void
 run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, const struct run *r,
-         const char *script, bool started, const char *seq_pool, const struct run *first,
+         bool started, const char *seq_pool, const struct run *first,
          const struct install_set *inst, const struct case_runs *cr)
 {
 	const struct scenario *sc = c->scenario;
@@ -174,8 +177,6 @@ run_edge(struct buf *b, const struct campaign *c, const struct runlist *rl, cons
 	buf_puts(b, started ? ": start" : ": run");
 	if (seq_pool)
 		buf_printf(b, "_%s", seq_pool);
-	buf_putc(b, ' ');
-	ninja_path_in(b, r->dir, script);
 	/* the script holds the run's environment; hooks keep theirs apart; a
 	 * DeepEP matrix is read from the run that wrote it */
 	if (r->hook_env.len || r->matrix_dir) {
@@ -414,7 +415,6 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
                   struct buf *b)
 {
 	const struct scenario *sc = c->scenario;
-	const char *script = ninja_script_name(c->system->scheduler);
 	bool *started = started_targets(sc), *chain = chained_cases(sc, rl);
 	struct case_runs *cr = case_runs(sc, rl);
 	struct buf pool = {0}, iter = {0};
@@ -456,7 +456,7 @@ ninja_write_build(const struct campaign *c, const struct runlist *rl, const stru
 			 * for its end, so that no two overlap */
 			first = n_pools && started[tc - sc->cases] && r->iteration > 0
 			        ? &rl->items[from + (i - from) % n_pools] : NULL;
-			run_edge(b, c, rl, r, script, started[tc - sc->cases] && !first, n_pools ? pool.data : NULL,
+			run_edge(b, c, rl, r, started[tc - sc->cases] && !first, n_pools ? pool.data : NULL,
 			         first, inst, cr);
 			/* a sweep's iteration that another follows: one phony names
 			 * its points, and the next iteration's runs name the phony */

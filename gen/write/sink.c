@@ -113,6 +113,37 @@ sink_pend(struct sink *s, const char *rel, const char *tmp, uint64_t hash, size_
 	p->len = len;
 	p->ino = st->st_size >= 0 ? (uint64_t)st->st_ino : 0;
 	p->existed = existed;
+	p->remove = false;
+}
+
+/* A run's results that its script changed under: its dir's kunai.stamp
+ * and kunai.started, where they are (a file or a link, never followed), to
+ * go at sink_commit. The temporary named for each is never made; the
+ * journal's record of the rename undoes the removal from the backup. */
+static void
+sink_stale(struct sink *s, int at, const char *rel)
+{
+	static const char *const results[] = {"kunai.stamp", "kunai.started"};
+	const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
+	struct buf r = {0}, tmp = {0};
+	struct stat st;
+	size_t i;
+
+	if (!s->script || !slash || strcmp(base, s->script) != 0)
+		return;
+	for (i = 0; i < sizeof(results) / sizeof(*results); i++) {
+		r.len = tmp.len = 0;
+		buf_push(&r, rel, (size_t)(slash + 1 - rel));
+		buf_puts(&r, results[i]);
+		if (fstatat(at, r.data, &st, AT_SYMLINK_NOFOLLOW) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			continue;
+		file_temp_name(&tmp, r.data, "tmp");
+		st.st_size = -1; /* no inode of gen's to record */
+		sink_pend(s, r.data, tmp.data, 0, 0, &st, true);
+		s->pend[s->n_pend - 1].remove = true;
+	}
+	buf_free(&r);
+	buf_free(&tmp);
 }
 
 enum { SAME_JOB_MAX = 1 << 22 }; /* a script past 4 MiB is compared as bytes only */
@@ -187,6 +218,10 @@ sink_stage(struct sink *s, int at, const char *rel, uint64_t hash, const char *d
 		}
 	}
 	sink_pend(s, rel, s->tmp.data, hash, len, &st, existed);
+	/* a script made anew or changed: its run's results are not its (the
+	 * same job, an earlier form of its script, keeps them) */
+	if (!keep)
+		sink_stale(s, at, rel);
 	return true;
 }
 
@@ -491,6 +526,13 @@ sink_commit(struct sink *s)
 		if (p->existed && linkat(at, rel, at, baks.data + bak[i], 0) != 0) {
 			warn("link %s/%s:", s->root, rel);
 			goto out;
+		}
+		if (p->remove) {
+			if (unlinkat(at, rel, 0) != 0 && errno != ENOENT) {
+				warn("remove %s/%s:", s->root, rel);
+				goto out;
+			}
+			continue;
 		}
 		if (renameat(at, s->names.data + p->tmp, at, rel) != 0) {
 			warn("rename %s/%s:", s->root, rel);

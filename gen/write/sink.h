@@ -21,6 +21,7 @@ struct sink_pending {
 	uint64_t hash, ino; /* ino: the temporary's (0: unknown) */
 	size_t len;
 	bool existed;      /* the file is there now (backed up before the rename) */
+	bool remove;       /* rel goes, backed up (a run's stale stamp); tmp is never made */
 };
 
 /* Where rendered files go: under root, or nowhere when root is NULL. */
@@ -42,6 +43,11 @@ struct sink {
 	 * same script. It is then rewritten with its mtime kept, so that ninja
 	 * reruns nothing for it. NULL: no file is. */
 	bool (*same_job)(const char *rel, const char *old, size_t oldlen, const char *data, size_t len);
+	/* The name of a run's script (ninja_script_name): when one changes,
+	 * its dir's kunai.stamp and kunai.started go at sink_commit, so that
+	 * ninja runs it again (the run edge does not name the script). NULL:
+	 * none. */
+	const char *script;
 	bool ok;
 };
 
@@ -84,7 +90,7 @@ void sink_emit(struct sink *s, const char *rel, struct buf *content);
  * empties from. */
 void sink_join(struct sink *s, struct sink *from);
 /* Journals every rename, then renames every temporary over its file (each
- * old file linked to a backup first), then writes the new manifest (this
+ * old file linked to a backup first; a stale stamp is linked and removed), then writes the new manifest (this
  * sink's lines, with the stats of the files as renamed), then removes the
  * backups and the journal. Returns false after reporting: the journal then
  * undoes it all. */
