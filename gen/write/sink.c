@@ -524,6 +524,9 @@ sink_commit(struct sink *s)
 		const char *rel = s->names.data + p->rel;
 
 		if (p->existed && linkat(at, rel, at, baks.data + bak[i], 0) != 0) {
+			/* a stale stamp that is gone already: nothing to remove */
+			if (p->remove && errno == ENOENT)
+				continue;
 			warn("link %s/%s:", s->root, rel);
 			goto out;
 		}
