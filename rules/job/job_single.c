@@ -26,6 +26,10 @@
 
 enum {
 	REQUEUE_TRIES = 3, /* the allocation ended before it took the run */
+	/* an allocation seen ended while its run's step has not written its
+	 * exit record yet: scancel ends the allocation in slurmctld before the
+	 * step is signalled, and a loaded node writes the record later */
+	RECORD_GRACE_MS = 15000,
 };
 
 #define SINGLE_DIR ".kunai/single"
@@ -199,8 +203,8 @@ enum job_wait
 single_wait(struct job *j, bool want_start)
 {
 	struct buf rec = {0}, p = {0};
-	const char *state, *f;
-	double next_ask = 0, now;
+	const char *state = NULL, *f;
+	double next_ask = 0, now, ended = 0;
 	long tick = 100, ask_ms = 1000;
 	int requeued = 0;
 	size_t len;
@@ -224,13 +228,24 @@ single_wait(struct job *j, bool want_start)
 			break;
 		}
 		now = job_now();
-		if (now >= next_ask) {
+		/* the allocation ended under a started run: its record, for a while */
+		if (ended > 0 && now - ended < RECORD_GRACE_MS / 1000.0) {
+			job_sleep(j, tick);
+			continue;
+		}
+		if (ended > 0 || now >= next_ask) {
 			/* the allocation, not the run: ended without the run's end */
-			state = alloc_state(j, j->info.job_id);
+			if (ended == 0)
+				state = alloc_state(j, j->info.job_id);
 			if (state && !alive(state)) {
 				if (job_read_record(j, "kunai.exit", &rec)) {
 					from_record(j, rec.data);
 					break;
+				}
+				/* a started run's step may still be writing its record */
+				if (j->info.start_time && ended == 0) {
+					ended = now;
+					continue;
 				}
 				if (queued(j, &p) && !j->info.start_time && requeued++ < REQUEUE_TRIES) {
 					/* it ended just before it took this run: a new one */
