@@ -90,10 +90,10 @@ void sink_emit(struct sink *s, const char *rel, struct buf *content);
  * empties from. */
 void sink_join(struct sink *s, struct sink *from);
 /* Journals every rename, then renames every temporary over its file (each
- * old file linked to a backup first; a stale stamp is linked and removed), then writes the new manifest (this
- * sink's lines, with the stats of the files as renamed), then removes the
- * backups and the journal. Returns false after reporting: the journal then
- * undoes it all. */
+ * old file linked to a backup first; a stale stamp is linked and removed),
+ * then writes the new manifest (this sink's lines, with the stats of the
+ * files as renamed), then removes the backups and the journal. Returns
+ * false after reporting: the journal then undoes it all. */
 bool sink_commit(struct sink *s);
 void sink_free(struct sink *s);
 
