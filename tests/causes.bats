@@ -104,7 +104,7 @@ test_name = \"$name\"
 	# the line that showed it, with where it was
 	[[ "$(jf "$B/pyxis/0/job.json" reason)" == *"[stderr.txt: srun: unrecognized option '--container-image=nvcr.io/nvidia/pytorch:24.01-py3']"* ]]
 	# the terminal's table, the report and summary.json say the same
-	grep -Eq "^pyxis +0 +failed +(< 1|[0-9]+) s  srun has no --container-image: pyxis is not installed" <<<"$output"
+	grep -Eq "^pyxis +0 +failed +(< 1|[0-9]+) s +srun has no --container-image: pyxis is not installed" <<<"$output"
 	[[ "$(q "$B/report/summary.json" runs.0.reason)" == "srun has no --container-image: pyxis is not installed"* ]]
 	[ "${lines[-1]}" = "kunai: failed: 10 runs: 10 failed" ]
 	[ "$(q "$B/report/summary.json" status)" = failed ]
