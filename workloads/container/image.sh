@@ -59,8 +59,13 @@ awk '$5 == "/" { f = 1 } END { exit !f }' /proc/self/mountinfo 2>/dev/null ||
 	cannot "/ is not a mount point here (a chroot without its own root mount): podman cannot run containers"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kunai-image.XXXXXX") || die "cannot make a temporary directory"
 cid=
+# the file being written beside its final name (in a cache, or a base tar,
+# that other runs may share): named by this process, renamed into place,
+# removed if it ends first
+part=
 cleanup() {
 	[ -n "$cid" ] && $PODMAN rm -f "$cid" >/dev/null 2>&1
+	[ -z "$part" ] || rm -f "$part"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -77,24 +82,26 @@ debian_sources() {
 make_base() {
 	t=${KUNAI_BASE_TAR:-$tmp/base.tar}
 	if [ ! -s "$t" ]; then
+		part=$t.$$.tmp
 		debian_sources >"$tmp/sources.list"
 		[ -s "$tmp/sources.list" ] ||
 			cannot "apt has no Debian 12 (bookworm) mirror configured here: cannot make the base image"
 		say "making the Debian 12 base from $(awk '{print $2}' "$tmp/sources.list" | sort -u | paste -sd' ' -)"
 		if command -v mmdebstrap >/dev/null 2>&1; then
-			mmdebstrap --quiet --variant=minbase --format=tar bookworm "$t.tmp" - <"$tmp/sources.list" ||
+			mmdebstrap --quiet --variant=minbase --format=tar bookworm "$part" - <"$tmp/sources.list" ||
 				die "mmdebstrap failed"
 		elif command -v debootstrap >/dev/null 2>&1; then
 			debootstrap --variant=minbase bookworm "$tmp/rootfs" "$(awk '$3 == "bookworm" { print $2; exit }' "$tmp/sources.list")" \
 				>"$tmp/debootstrap.log" 2>&1 || { tail -20 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
 			cp "$tmp/sources.list" "$tmp/rootfs/etc/apt/sources.list" &&
 				rm -rf "$tmp/rootfs/var/cache/apt/archives"/*.deb "$tmp/rootfs/var/lib/apt/lists"/* &&
-				tar -C "$tmp/rootfs" -cf "$t.tmp" . || die "cannot pack the debootstrap root"
+				tar -C "$tmp/rootfs" -cf "$part" . || die "cannot pack the debootstrap root"
 			rm -rf "$tmp/rootfs"
 		else
 			cannot "neither mmdebstrap nor debootstrap (apt-get install mmdebstrap)"
 		fi
-		mv -f "$t.tmp" "$t" || die "cannot write $t"
+		mv -f "$part" "$t" || die "cannot write $t"
+		part=
 	fi
 	$PODMAN import --change 'CMD ["/bin/bash"]' "$t" "$local_base" >/dev/null || die "podman import failed"
 }
@@ -194,18 +201,21 @@ export_sqsh() {
 	fi
 	EOF
 	printf '# This file is sourced by /etc/rc when the container starts.\n' >"$r/etc/rc.local"
-	mksquashfs "$r" "$out.tmp" -all-root -noappend -no-progress ${ENROOT_SQUASH_OPTIONS:--comp lzo -noD} \
+	part=$out.$$.tmp
+	mksquashfs "$r" "$part" -all-root -noappend -no-progress ${ENROOT_SQUASH_OPTIONS:--comp lzo -noD} \
 		>"$tmp/mksquashfs.log" 2>&1 || { tail -20 "$tmp/mksquashfs.log" >&2; die "mksquashfs failed"; }
-	mv -f "$out.tmp" "$out" || die "cannot write $out"
+	mv -f "$part" "$out" || die "cannot write $out"
+	part=
 	rm -rf "$r"
 }
 
 if [ -n "$sqsh" ]; then
 	export_sqsh
 	# a hard link to the cached export where it can be one
-	rm -f "$sqsh.tmp"
-	{ ln "$out" "$sqsh.tmp" 2>/dev/null || cp "$out" "$sqsh.tmp"; } && mv -f "$sqsh.tmp" "$sqsh" ||
+	part=$sqsh.$$.tmp
+	{ ln "$out" "$part" 2>/dev/null || cp "$out" "$part"; } && mv -f "$part" "$sqsh" ||
 		die "cannot write $sqsh"
+	part=
 	say "wrote $sqsh (enroot/pyxis: srun --container-image=$sqsh)"
 fi
 if [ -n "$save" ]; then
