@@ -95,6 +95,19 @@ jf() {
 	sed -n -e "s/^	\"$2\":	\"\(.*\)\",\{0,1\}\$/\1/p" -e "s/^	\"$2\":	\([^\",]*\),\{0,1\}\$/\1/p" "$1"
 }
 
+# show: the output, then what each run that did not pass left (its record,
+# the ends of its stdout and stderr), for a failure to be read from the log
+show() {
+	local d
+	echo "$output"
+	for d in "$B"/*/0; do
+		[ "$(jf "$d/job.json" outcome)" != passed ] || continue
+		echo "== $d"
+		cat "$d/job.json"
+		tail -n 20 "$d/stdout.txt" "$d/stderr.txt"
+	done 2>&1
+}
+
 wait_for() {
 	local i=0
 	while [ ! -e "$1" ]; do
@@ -105,22 +118,24 @@ wait_for() {
 }
 
 # the fleet campaign: a GEMM pinned to each node, then a 2-node all-reduce
+# (with $1 as one more line of its entry)
 fleet_scenario() {
 	local s='name = "fleet"' i
 	for i in 1 2 3 4; do
 		s+=$'\n[[Tests]]\n'"id = \"gemm-n$i\""$'\ntest_name = "kunai_gemm"\n'"nodes = [\"n$i\"]"$'\ntime_limit = "00:05:00"'
 	done
 	s+=$'\n[[Tests]]\nid = "allreduce"\ntest_name = "kunai_allreduce"\nnum_nodes = 2\ntime_limit = "00:05:00"'
+	[ -z "${1:-}" ] || s+=$'\n'"$1"
 	scenario "$s"
 }
 
 @test "healthy: a GEMM per node and a 2-node all-reduce (srun --mpi=pmix) pass; Drain: none; healthy: 4 nodes; every node named" {
 	fleet_scenario
 	run kunai_run
-	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "$status" -eq 0 ] || { show; false; }
 	# the verdict, then the one campaign status last
-	[ "${lines[-2]}" = "kunai: Drain: none; healthy: 4 nodes" ] || { echo "$output"; false; }
-	[[ "${lines[-1]}" == "kunai: passed: 5 runs: 5 passed"* ]] || { echo "$output"; false; }
+	[ "${lines[-2]}" = "kunai: Drain: none; healthy: 4 nodes" ] || { show; false; }
+	[[ "${lines[-1]}" == "kunai: passed: 5 runs: 5 passed"* ]] || { show; false; }
 	local i
 	for i in 1 2 3 4; do
 		[ "$(jf "$B/gemm-n$i/0/job.json" nodes)" = "n$i" ]
@@ -139,14 +154,20 @@ fleet_scenario() {
 }
 
 @test "n4 capped at 5% of a CPU: Drain: n4 and only n4; healthy: 3 nodes" {
-	fleet_scenario
+	# the all-reduce kept off n4, where a rank at 5% of a CPU is 10 times slower
+	# (23 s beside the capped GEMM against 2 s): this test is about the GEMMs'
+	# verdict. (A clean-clone run saw the all-reduce time out at 5 minutes here;
+	# where it ran is not known, and pinned to n3,n4 it passed: show() keeps
+	# what the next one leaves)
+	fleet_scenario 'exclude_nodes = ["n4"]'
 	"$BATS_TEST_DIRNAME/slurm/cluster" slow "$CL" n4 5
 	run kunai_run
 	"$BATS_TEST_DIRNAME/slurm/cluster" slow "$CL" n4 off
 	[ "$status" -eq 1 ] || { echo "$output"; grep -h '"fp64_gflops"' "$B"/gemm-n*/0/stdout.txt; false; }
 	[[ "${lines[-2]}" =~ ^"kunai: Drain: n4 (kunai_gemm fp"(32|64)"_gflops "[0-9]+"% below peers"[^\;]*"); healthy: 3 nodes"$ ]] ||
-		{ echo "$output"; false; }
-	[[ "${lines[-1]}" == "kunai: failed: 5 runs: 4 passed, 1 suspect"* ]] || { echo "$output"; false; }
+		{ show; false; }
+	[[ "${lines[-1]}" == "kunai: failed: 5 runs: 4 passed, 1 suspect"* ]] || { show; false; }
+	[[ "$(jf "$B/allreduce/0/job.json" nodes)" =~ ^n[1-3],n[1-3]$ ]]
 	S=$B/report/summary.json
 	[ "$(q "$S" drain)" = '["n4"]' ] && [ "$(q "$S" healthy.#)" = 3 ]
 	grep -q '<testcase name="n4" classname="fleet verdict"' "$B/report/junit.xml"
