@@ -164,8 +164,10 @@ runai_campaign() {
 	make install >/dev/null
 	run "$BATS_TEST_TMPDIR/inst/bin/kunai" --datadir
 	[ "$output" = "$BATS_TEST_TMPDIR/inst/share/kunai" ]
-	[ -d "$output/rules" ] && [ -d "$output/conf" ]
-	[ -x "$output/workloads/gemm" ] && [ -x "$output/workloads/health" ]
+	[ -d "$output/rules" ]
+	[ -d "$output/conf" ]
+	[ -x "$output/workloads/gemm" ]
+	[ -x "$output/workloads/health" ]
 	# `man kunai` finds the page under PREFIX/share/man; the manual is beside
 	run env MANPATH="$BATS_TEST_TMPDIR/inst/share/man" MANWIDTH=80 man kunai
 	[ "$status" -eq 0 ]
@@ -184,11 +186,14 @@ runai_campaign() {
 	./configure >/dev/null
 	make >/dev/null
 	make clean >/dev/null
-	[ ! -e kunai ] && [ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o reports/*/*.o reports/*/*/*.o 2>/dev/null)" ]
-	[ ! -e workloads/gemm ] && [ -z "$(ls workloads/*.o 2>/dev/null)" ]
+	[ ! -e kunai ]
+	[ -z "$(ls gen/*/*.o rules/job/*.o reports/*.o reports/*/*.o reports/*/*/*.o 2>/dev/null)" ]
+	[ ! -e workloads/gemm ]
+	[ -z "$(ls workloads/*.o 2>/dev/null)" ]
 	[ -f Makefile ]
 	make distclean >/dev/null
-	[ ! -e Makefile ] && [ ! -e config.log ]
+	[ ! -e Makefile ]
+	[ ! -e config.log ]
 }
 
 @test "warnings are errors under --enable-werror" {
@@ -302,13 +307,15 @@ APT
 	run env PATH="$PATH_STANDINS" DEB_ABSENT= sh tests/deps pkg-a pkg-b
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	[ ! -e apt.log ] && [ ! -e config.status.log ]
+	[ ! -e apt.log ]
+	[ ! -e config.status.log ]
 	# not root: names what is missing, installs nothing
 	printf '#!/bin/sh\necho 1000\n' >bin/id
 	run env PATH="$PATH_STANDINS" DEB_ABSENT=pkg-d sh tests/deps pkg-a pkg-d
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"not installed: pkg-d (the tests that need them skip"* ]]
-	[ ! -e apt.log ] && [ ! -e config.status.log ]
+	[ ! -e apt.log ]
+	[ ! -e config.status.log ]
 	# a configure that fails again is the only failure
 	printf '#!/bin/sh\necho 0\n' >bin/id
 	printf '#!/bin/sh\necho "configure: error: no working C11 compiler"; exit 1\n' >config.status

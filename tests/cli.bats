@@ -125,10 +125,12 @@ setup() {
 	# CloudAI's rule: every run timed, or none
 	sed -i '$d' "$t/scenario.toml"
 	run --separate-stderr "$KUNAI" gen --single-sbatch --system-config "$t/slurm.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out2"
-	[ "$status" -eq 1 ] && [ ! -e "$t/out2" ]
+	[ "$status" -eq 1 ]
+	[ ! -e "$t/out2" ]
 	[[ "$stderr" == *"--single-sbatch: 1 of 3 runs have a time_limit"* ]]
 	run --separate-stderr "$KUNAI" gen --single-sbatch --system-config "$t/local.toml" --tests-dir "$t/tests" --test-scenario "$t/scenario.toml" -o "$t/out3"
-	[ "$status" -eq 1 ] && [ ! -e "$t/out3" ]
+	[ "$status" -eq 1 ]
+	[ ! -e "$t/out3" ]
 	[[ "$stderr" == *"--single-sbatch needs a Slurm system"* ]]
 }
 

@@ -80,7 +80,8 @@ cases() {
 		: >"$BATS_TEST_TMPDIR/diff"
 	done
 	echo "$n cases, $bad failed"
-	[ "$bad" -eq 0 ] && [ "$n" -gt 0 ]
+	[ "$bad" -eq 0 ]
+	[ "$n" -gt 0 ]
 }
 
 @test "tests/cases/errors: every expected.err is located errors, in each file's line order" {
@@ -138,5 +139,6 @@ snapshot() {
 		fi
 	done
 	echo "$n cases, $bad failed"
-	[ "$bad" -eq 0 ] && [ "$n" -gt 0 ]
+	[ "$bad" -eq 0 ]
+	[ "$n" -gt 0 ]
 }

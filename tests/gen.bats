@@ -314,7 +314,8 @@ T
 	[ "$(cat "$W/file")" = keep ]
 	# a build dir made anew, parents included, works from its first file on
 	gen "$W/new/deeper/out" >/dev/null
-	[ -f "$W/new/deeper/out/a/0/run.sh" ] && [ -f "$W/new/deeper/out/.kunai/manifest" ]
+	[ -f "$W/new/deeper/out/a/0/run.sh" ]
+	[ -f "$W/new/deeper/out/.kunai/manifest" ]
 }
 
 @test "gen usage errors exit 2" {
@@ -356,7 +357,8 @@ T
 	run gen "$W/out"
 	[ "$status" -eq 0 ]
 	(cd "$W/out" && ninja -t query run >/dev/null)
-	[ ! -e "$W/c/PWNED" ] && [ ! -e "$W/out/PWNED" ]
+	[ ! -e "$W/c/PWNED" ]
+	[ ! -e "$W/out/PWNED" ]
 }
 
 @test "a sweep's iteration is one phony node that the next iteration names once" {
@@ -588,7 +590,8 @@ T
 	# ninja report builds it (with the real rules): its own log, and a no-op after
 	run ninja -C "$W/out" report
 	[ "$status" -eq 0 ]
-	[ -f "$W/out/report/index.html" ] && [ -f "$W/out/.kunai/report/.ninja_log" ]
+	[ -f "$W/out/report/index.html" ]
+	[ -f "$W/out/.kunai/report/.ninja_log" ]
 	# an edited input regenerates report.ninja too
 	sleep 1
 	echo '# edited' >>"$W/c/scenario.toml"

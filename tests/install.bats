@@ -201,9 +201,11 @@ T
 	grep -q local-change out/install/repo__v1/f
 	run k uninstall
 	[ "$status" -eq 0 ]
-	[ ! -e out/install/repo__v1 ] && [ ! -e out/install/slurm-metadata.sh ]
+	[ ! -e out/install/repo__v1 ]
+	[ ! -e out/install/slurm-metadata.sh ]
 	[ ! -e out/installables/repo__v1.stamp ]
-	[ "$(cat out/install/keep.txt)" = mine ] && [ "$(cat outside.txt)" = outside ]
+	[ "$(cat out/install/keep.txt)" = mine ]
+	[ "$(cat outside.txt)" = outside ]
 	[ "$(ls -A out/install)" = keep.txt ]
 }
 
@@ -306,7 +308,8 @@ T
 	: >"$ENROOT_LOG"
 	run "${NINJA:-ninja}" -C out a
 	[ "$status" -eq 0 ]
-	[ -e out/install/repo__v1/f ] && [ -e out/a/0/kunai.stamp ]
+	[ -e out/install/repo__v1/f ]
+	[ -e out/a/0/kunai.stamp ]
 	[ "$(cat out/a/0/stdout.txt)" = one ]
 	run "${NINJA:-ninja}" -C out install
 	[ "$status" -eq 0 ]
@@ -321,7 +324,8 @@ T
 	[ "$(wc -l <"$ENROOT_LOG")" -eq 1 ]
 	run k uninstall
 	[ "$status" -eq 0 ]
-	[ ! -e out/install/nvcr.io_nvidia__pytorch__24.02-py3.sqsh ] && [ ! -e out/install/repo__v1 ]
+	[ ! -e out/install/nvcr.io_nvidia__pytorch__24.02-py3.sqsh ]
+	[ ! -e out/install/repo__v1 ]
 	# installing again (new stamps) does not rerun a run that passed: order-only
 	run "${NINJA:-ninja}" -C out a
 	[ "$status" -eq 0 ]
@@ -366,7 +370,10 @@ T
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	grep -qx -- '--reservation=r;touch' "$SRUN_LOG"
 	grep -qx -- '$(touch' "$SRUN_LOG"
-	[ ! -e pwned ] && [ ! -e pwned2 ] && [ ! -e out/pwned ] && [ ! -e out/pwned2 ]
+	[ ! -e pwned ]
+	[ ! -e pwned2 ]
+	[ ! -e out/pwned ]
+	[ ! -e out/pwned2 ]
 }
 
 @test "a run that needs one installable names it through its set's short phony too" {

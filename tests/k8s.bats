@@ -26,7 +26,8 @@ gen_case() {
 		fi
 	done
 	echo "$n cases, $bad failed"
-	[ "$bad" -eq 0 ] && [ "$n" -ge 3 ]
+	[ "$bad" -eq 0 ]
+	[ "$n" -ge 3 ]
 }
 
 @test "the kinds: Job for one pod, JobSet for several, MPIJob for NcclTest" {

@@ -146,7 +146,9 @@ fleet_scenario() {
 	[[ "$(jf "$B/allreduce/0/job.json" nodes)" =~ ^n[1-4],n[1-4]$ ]]
 	[ "$(grep -o 'on  *n[1-4] ' "$B/allreduce/0/stdout.txt" | sort -u | wc -l)" -eq 2 ]
 	S=$B/report/summary.json
-	[ "$(q "$S" healthy.#)" = 4 ] && [ "$(q "$S" drain)" = '[]' ] && [ "$(q "$S" inconclusive)" = '[]' ]
+	[ "$(q "$S" healthy.#)" = 4 ]
+	[ "$(q "$S" drain)" = '[]' ]
+	[ "$(q "$S" inconclusive)" = '[]' ]
 	[ "$(q "$S" runs.4.nodes)" = "$(jf "$B/allreduce/0/job.json" nodes)" ]
 	for i in 1 2 3 4; do
 		grep -q "<tr><td>n$i</td><td class=\"healthy\">" "$B/report/index.html"
@@ -169,7 +171,8 @@ fleet_scenario() {
 	[[ "${lines[-1]}" == "kunai: failed: 5 runs: 4 passed, 1 suspect"* ]] || { show; false; }
 	[[ "$(jf "$B/allreduce/0/job.json" nodes)" =~ ^n[1-3],n[1-3]$ ]]
 	S=$B/report/summary.json
-	[ "$(q "$S" drain)" = '["n4"]' ] && [ "$(q "$S" healthy.#)" = 3 ]
+	[ "$(q "$S" drain)" = '["n4"]' ]
+	[ "$(q "$S" healthy.#)" = 3 ]
 	grep -q '<testcase name="n4" classname="fleet verdict"' "$B/report/junit.xml"
 }
 
@@ -225,7 +228,8 @@ num_nodes = 2'
 	KUNAI_SINGLE_IDLE=1 run timeout 120 "$NINJA" -C "$B" -k 0 run
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(jf "$B/a/0/job.json" job_id)" = "$(jf "$B/b/0/job.json" job_id)" ]
-	[ "$(wc -l <"$B/a/0/where.txt")" -eq 2 ] && [ "$(sort -u "$B/a/0/where.txt" | wc -l)" -eq 2 ]
+	[ "$(wc -l <"$B/a/0/where.txt")" -eq 2 ]
+	[ "$(sort -u "$B/a/0/where.txt" | wc -l)" -eq 2 ]
 	[ "$(cat "$B/a/0/where.txt")" = "$(cat "$B/b/0/where.txt")" ]
 }
 

@@ -138,7 +138,8 @@ krun() {
 	scenario '["touch prepared"]' '["touch cleaned"]'
 	"$KUNAI" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
 	ninja -C out -k 0 run; ninja -C out cleanup
-	[ -e out/prepared ] && [ -e out/cleaned ]
+	[ -e out/prepared ]
+	[ -e out/cleaned ]
 	rm out/cleaned
 	run ninja -C out run
 	[[ "$output" == *"no work to do"* ]]

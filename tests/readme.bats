@@ -26,7 +26,9 @@ readme_commands() {
 }
 
 @test "README: the first campaign's three files are there to copy" {
-	[ -f my-cluster/system.toml ] && [ -f my-cluster/tests/nccl.toml ] && [ -f my-cluster/scenario.toml ]
+	[ -f my-cluster/system.toml ]
+	[ -f my-cluster/tests/nccl.toml ]
+	[ -f my-cluster/scenario.toml ]
 	run -0 ./kunai verify-configs --tests-dir my-cluster/tests my-cluster
 	[[ "${lines[-1]}" == "3 files: 3 ok, 0 failed" ]]
 }
@@ -47,7 +49,8 @@ readme_commands() {
 	[ "${run_cmd#./kunai run}" = "${cmd#./kunai dry-run}" ]
 	# and status reads that build dir (nothing ran yet)
 	run ./kunai status results/first
-	[[ "$output" == *"nccl.1node"* ]] && [[ "$output" == *"nccl.2nodes"* ]]
+	[[ "$output" == *"nccl.1node"* ]]
+	[[ "$output" == *"nccl.2nodes"* ]]
 }
 
 @test "README: the campaign without containers uses only the system file, kunai's own tests and its quick preset" {

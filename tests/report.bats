@@ -602,7 +602,8 @@ run_campaign() {
 	[ -f "$B/report/junit.xml" ]
 	# the runner learns the pid of kunai run, which is ninja's parent
 	read -r driver ninja_parent <"$B/ok/0/driver"
-	[ -n "$driver" ] && [ "$driver" = "$ninja_parent" ]
+	[ -n "$driver" ]
+	[ "$driver" = "$ninja_parent" ]
 	# the second time there is nothing to do and the result is the same
 	run run_campaign
 	[ "$status" -eq 0 ]

@@ -142,7 +142,8 @@ num_nodes = 2'
 	[ "$creates" -eq 8 ]
 	# at most a poll each 3 s (the system's monitor_interval) for all eight
 	# (and the first), not one per job; the poller's interval is 3 s or more
-	[ "$gets" -ge 1 ] && [ "$gets" -le $(((SECONDS - t0) / 3 + 2)) ]
+	[ "$gets" -ge 1 ]
+	[ "$gets" -le $(((SECONDS - t0) / 3 + 2)) ]
 	[ "$(awk 'NR == 1 { print ($3 >= 3000) }' "$B/.kunai/poll.state")" = 1 ]
 }
 

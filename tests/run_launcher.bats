@@ -112,7 +112,8 @@ wait_for() {
 	# the training job is not the launcher's
 	local sub
 	sub=$(sed -n 's/^job=//p' "$B/t/0/kunai.subjob")
-	[ -n "$sub" ] && [ "$sub" != "$(jf "$B/t/0/job.json" job_id)" ]
+	[ -n "$sub" ]
+	[ "$sub" != "$(jf "$B/t/0/job.json" job_id)" ]
 	grep -q "submitted with Job ID $sub" "$B/t/0/launcher.txt"
 	# its log is the run's output, which the grader reads
 	grep -q 'train_step_timing in s: \[1.5, 1.25, 1.0\]' "$B/t/0/stdout.txt"

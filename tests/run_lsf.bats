@@ -135,7 +135,8 @@ time_limit = "00:01:00"'
 	[ "$(jf "$B/f/0/job.json" exit_code)" = 3 ]
 	[ "$(jf "$B/t/0/job.json" outcome)" = timeout ]
 	[ "$(jf "$B/t/0/job.json" state)" = TIMEOUT ]
-	[ ! -e "$B/f/0/kunai.stamp" ] && [ ! -e "$B/t/0/kunai.stamp" ]
+	[ ! -e "$B/f/0/kunai.stamp" ]
+	[ ! -e "$B/t/0/kunai.stamp" ]
 	! pgrep -f "sleep $LONG\$"
 	KUNAI_TEST_LSF_MINUTE=2 run "$NINJA" -C "$B" -k 0 run
 	[ "$(jf "$B/f/0/job.json" attempt)" = 2 ]

@@ -150,7 +150,8 @@ test_name = \"fail\""
 	local listings
 	listings=$(calls '^GET /api/v1/workloads 200$')
 	echo "5 runs: $listings listings"
-	[ "$listings" -ge 1 ] && [ "$listings" -le 12 ]
+	[ "$listings" -ge 1 ]
+	[ "$listings" -le 12 ]
 	[ "$(calls '^GET /api/v1/workloads/trainings/[^ /]* 200')" -eq 5 ]
 	no_secret
 	[[ $output != *"$SECRET"* ]]

@@ -199,7 +199,9 @@ node_fail() {
 	[ "$(jf "$B/x/0/attempt-1/job.json" outcome)" = node-fail ]
 	id1=$(jf "$B/x/0/attempt-1/job.json" job_id)
 	id2=$(jf "$B/x/0/job.json" job_id)
-	[ -n "$id1" ] && [ -n "$id2" ] && [ "$id1" != "$id2" ]
+	[ -n "$id1" ]
+	[ -n "$id2" ]
+	[ "$id1" != "$id2" ]
 	# the first job ended for good, not requeued (Restarts=0, not PENDING)
 	scontrol -o show job "$id1" | grep -q 'JobState=NODE_FAIL .*Requeue=0 Restarts=0 '
 	if [ "$1" = acct ]; then
@@ -274,7 +276,8 @@ test_name = "long"
 	[ "$(jf "$B/n/0/job.json" outcome)" = failed ]
 	[ "$(jf "$B/f/0/job.json" state)" = FAILED ]
 	[ "$(jf "$B/f/0/job.json" exit_code)" = 3 ]
-	[ ! -e "$B/n/0/kunai.stamp" ] && [ ! -e "$B/f/0/kunai.stamp" ]
+	[ ! -e "$B/n/0/kunai.stamp" ]
+	[ ! -e "$B/f/0/kunai.stamp" ]
 	end=$(stat -c %Y "$B/a/0/kunai.exit")
 	[ $(($(started_at i/0) - $(started_at a/0))) -ge 1 ]
 	[ "$(started_at i/0)" -le "$end" ]
@@ -768,10 +771,12 @@ gen_single() {
 	for i in $(seq 10); do
 		[ "$(jf "$B/t$i/0/job.json" job_id)" = "$id" ]
 		if [ "$i" = 4 ]; then
-			[ "$(jf "$B/t$i/0/job.json" outcome)" = failed ] && [ "$(jf "$B/t$i/0/job.json" exit_code)" = 3 ]
+			[ "$(jf "$B/t$i/0/job.json" outcome)" = failed ]
+			[ "$(jf "$B/t$i/0/job.json" exit_code)" = 3 ]
 			[ ! -e "$B/t$i/0/kunai.stamp" ]
 		else
-			[ "$(jf "$B/t$i/0/job.json" outcome)" = passed ] && [ "$(cat "$B/t$i/0/stdout.txt")" = quick ]
+			[ "$(jf "$B/t$i/0/job.json" outcome)" = passed ]
+			[ "$(cat "$B/t$i/0/stdout.txt")" = quick ]
 			[ -e "$B/t$i/0/kunai.stamp" ]
 		fi
 	done
@@ -783,9 +788,11 @@ gen_single() {
 	touch "$B/fixed"
 	KUNAI_SINGLE_IDLE=1 run "$NINJA" -C "$B" -k 0 run
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
-	[[ "$output" == *"RUN t4/0/kunai.stamp"* ]] && [[ "$output" != *"RUN t5/0"* ]]
+	[[ "$output" == *"RUN t4/0/kunai.stamp"* ]]
+	[[ "$output" != *"RUN t5/0"* ]]
 	[ "$(jf "$B/t4/0/job.json" outcome)" = passed ]
-	[ "$(jf "$B/t4/0/job.json" job_id)" != "$id" ] && [ "$(jf "$B/t5/0/job.json" job_id)" = "$id" ]
+	[ "$(jf "$B/t4/0/job.json" job_id)" != "$id" ]
+	[ "$(jf "$B/t5/0/job.json" job_id)" = "$id" ]
 	run "$NINJA" -C "$B" run
 	[[ "$output" == *"no work to do"* ]]
 	live_jobs
@@ -813,7 +820,8 @@ test_name = "long"
 	KUNAI_SINGLE_IDLE=1 ninja_bg
 	wait_for "$B/y/0/kunai.start"
 	grep -q "reattaching to job" "$W/ninja.log"
-	[ "$(jf "$B/x/0/job.json" outcome)" = passed ] && [ "$(wc -l <"$B/count")" -eq 1 ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = passed ]
+	[ "$(wc -l <"$B/count")" -eq 1 ]
 	kill -INT "$NPID"
 	status=0; wait "$NPID" || status=$?
 	[ "$status" -ne 0 ]
@@ -853,7 +861,8 @@ time_limit = "1m"'
 	gen_single "$C" "$B"
 	KUNAI_SINGLE_IDLE=1 run "$NINJA" -C "$B" -j 1 -k 0 run
 	[ "$status" -ne 0 ]
-	[ "$(jf "$B/x/0/job.json" outcome)" = timeout ] && [ "$(jf "$B/x/0/job.json" state)" = TIMEOUT ]
+	[ "$(jf "$B/x/0/job.json" outcome)" = timeout ]
+	[ "$(jf "$B/x/0/job.json" state)" = TIMEOUT ]
 	[ "$(jf "$B/y/0/job.json" outcome)" = passed ]
 	[ "$(jf "$B/y/0/job.json" job_id)" = "$(jf "$B/x/0/job.json" job_id)" ]
 	live_jobs

@@ -173,7 +173,8 @@ iterations = 2'
 		[ "$(jf "$B/$d/job.json" outcome)" = passed ]
 		[ "$(jf "$B/$d/job.json" attempt)" = 2 ]
 		[ "$(jf "$B/$d/attempt-1/job.json" outcome)" = failed ]
-		[ -f "$B/$d/attempt-1/stdout.txt" ] && [ -f "$B/$d/attempt-1/kunai.exit" ]
+		[ -f "$B/$d/attempt-1/stdout.txt" ]
+		[ -f "$B/$d/attempt-1/kunai.exit" ]
 		[ -f "$B/$d/kunai.stamp" ]
 	done
 	grep -q 'Avg bus bandwidth' "$B/n/0/stdout.txt"
@@ -244,7 +245,8 @@ test_name = "leak"'
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "$(jf "$B/k/0/job.json" outcome)" = passed ]
 	sleep 3
-	[ ! -e "$B/leak" ] && [ ! -e "$B/leak2" ]
+	[ ! -e "$B/leak" ]
+	[ ! -e "$B/leak2" ]
 	[ -z "$(leftovers)" ]
 }
 
@@ -419,7 +421,8 @@ test_name = "count"'
 	(cd "$C" && "$W/k/kunai" gen --system-config system.toml --tests-dir tests --test-scenario scenario.toml \
 		-o "$B" --rules-dir "$W/rules") >/dev/null
 	run -0 "$NINJA" -C "$B" run
-	[ -e "$B/a b/1/kunai.stamp" ] && [ -e "$B/c/0/kunai.stamp" ]
+	[ -e "$B/a b/1/kunai.stamp" ]
+	[ -e "$B/c/0/kunai.stamp" ]
 	cat "$B"/*/*/job.json | md5sum >"$W/jobs"
 	# the new kunai and its rules: ninja regenerates, and runs nothing
 	cp "$BATS_TEST_DIRNAME"/../rules/standalone.ninja "$W/rules/"
@@ -474,7 +477,8 @@ test_name = "count"'
 	[ "$(jf "$B/a/0/job.json" outcome)" = passed ]
 	[ "$(jf "$B/a/0/kunai.stamp" state)" = RUNNING ]
 	[ "$(jf "$B/a/0/kunai.stamp" job_id)" = "$(jf "$B/a/0/job.json" job_id)" ]
-	[ "$(stat -c %h "$B/a/0/kunai.stamp")" = 1 ] && [ "$(stat -c %h "$B/a/0/job.json")" = 1 ]
+	[ "$(stat -c %h "$B/a/0/kunai.stamp")" = 1 ]
+	[ "$(stat -c %h "$B/a/0/job.json")" = 1 ]
 	[ "$B/a/0/kunai.stamp" -nt "$B/a/0/run.sh" ]
 }
 
@@ -517,11 +521,13 @@ time_limit = "00:01:00"'
 	# the NCCL check on a sleep's output fails the run, which exited 0
 	sed -i '3s/.*/#KUNAI --workload NcclTest '\''--time-limit'\'' "6""0"/' a/0/run.sh
 	run -1 "$KUNAI" job run --scheduler standalone a/0/kunai.stamp
-	[ "$(jf a/0/job.json outcome)" = failed ] && [ "$(jf a/0/job.json exit_code)" = 0 ]
+	[ "$(jf a/0/job.json outcome)" = failed ]
+	[ "$(jf a/0/job.json exit_code)" = 0 ]
 	[ ! -e a/0/kunai.stamp ]
 	# an option given on the command line comes after the script's
 	run -0 "$KUNAI" job run --scheduler standalone --workload Sleep a/0/kunai.stamp
-	[ "$(jf a/0/job.json outcome)" = passed ] && [ -e a/0/kunai.stamp ]
+	[ "$(jf a/0/job.json outcome)" = passed ]
+	[ -e a/0/kunai.stamp ]
 	# a #KUNAI line that is no list of words, or names no option, is an error
 	sed -i '3s/.*/#KUNAI --workload '\''Sleep/' a/0/run.sh
 	run -2 "$KUNAI" job run --scheduler standalone a/0
@@ -545,7 +551,8 @@ test_name = "ok"'
 	status=0; wait "$pid" || status=$?
 	[ "$status" -eq 130 ]
 	grep -q 'interrupted before submitting' "$W/err"
-	[ ! -e a/0/job.json ] && [ ! -e a/0/kunai.start ]
+	[ ! -e a/0/job.json ]
+	[ ! -e a/0/kunai.start ]
 }
 
 @test "a run.sh of literal words runs without bash, as bash would: same environment, output files, PATH search" {
@@ -572,7 +579,8 @@ test_name = "gone"'
 	for e in "PWD=/ OLDPWD=$W/old SHLVL=3 _=/x" "-u SHLVL -u PWD OLDPWD=$W/none"; do
 		rm -f "$B"/*/0/kunai.stamp
 		(cd "$B" && env $e "$NINJA" -k 0 run >"$W/log" 2>&1) || true
-		[ -e "$B/p/0/kunai.stamp" ] && [ -e "$B/b/0/kunai.stamp" ]
+		[ -e "$B/p/0/kunai.stamp" ]
+		[ -e "$B/b/0/kunai.stamp" ]
 		grep -qx via=exec "$B/p/0/kunai.start"
 		grep -qx via=bash "$B/b/0/kunai.start"
 		[ "$(jf "$B/p/0/job.json" outcome)" = passed ]

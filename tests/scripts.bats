@@ -233,7 +233,8 @@ golden_sed() {
 		n=$((n + 1))
 	done
 	echo "$n cases, $bad failures"
-	[ "$bad" -eq 0 ] && [ "$n" -gt 0 ]
+	[ "$bad" -eq 0 ]
+	[ "$n" -gt 0 ]
 }
 
 @test "standalone run.sh: hooks, output files and exit status when run by hand" {

@@ -313,7 +313,8 @@ job() {
 	sh -n "$t/run/start_server_wrapper.sh"
 	grep -v -e '^$' -e '^#!' "$REF/triton-inference-start_server_wrapper.sh" | tr -d "'" >"$t/cloudai.wrapper"
 	grep -v -e '^$' -e '^#!' "$t/run/start_server_wrapper.sh" | tr -d "'" >"$t/kunai.wrapper"
-	[ -s "$t/kunai.wrapper" ] && [ "$(wc -l <"$t/cloudai.lines")" -gt 8 ]
+	[ -s "$t/kunai.wrapper" ]
+	[ "$(wc -l <"$t/cloudai.lines")" -gt 8 ]
 	diff -u "$t/cloudai.wrapper" "$t/kunai.wrapper"
 }
 

@@ -134,7 +134,8 @@ gen_case() {
 		n=$((n + 1))
 	done
 	echo "$n cases, $bad failures"
-	[ "$bad" -eq 0 ] && [ "$n" -ge 5 ]
+	[ "$bad" -eq 0 ]
+	[ "$n" -ge 5 ]
 }
 
 # stand_ins DIR: etcd, nats-server, workers (python3), the frontend
@@ -181,7 +182,8 @@ dynamo() {
 	mkdir -p "$t/res"
 	run dynamo
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
-	[ -f "$t/res/success-marker.txt" ] && [ ! -f "$t/res/failure-marker.txt" ]
+	[ -f "$t/res/success-marker.txt" ]
+	[ ! -f "$t/res/failure-marker.txt" ]
 	grep -q 'on GPUs 0,1$' "$t/res/prefill-n1-0.log" && grep -q 'on GPUs 2,3$' "$t/res/prefill-n1-1.log"
 	grep -q 'tensor-parallel-size 2' "$t/res/prefill-n1-0.log"
 	grep -q "^aiperf profile --model m --endpoint-type chat --streaming --url http://n1:8000 --concurrency 3 --extra-inputs {\"min_tokens\": 10} --artifact-dir $t/res/aiperf_artifacts" "$t/calls"
@@ -198,7 +200,8 @@ dynamo() {
 	NEVER_READY=1 WORKER_START_TIMEOUT=2 run dynamo
 	[ "$status" -eq 1 ]
 	grep -q 'workers did not log their initialized line' "$t/res/failure-marker.txt"
-	[ ! -f "$t/res/success-marker.txt" ] && [ ! -e "$t/calls" ]
+	[ ! -f "$t/res/success-marker.txt" ]
+	[ ! -e "$t/calls" ]
 }
 
 @test "dynamo_mocker.sh (stand-ins): prefill and decode mockers, the frontend, aiperf with CloudAI's flags, benchmark_report.csv" {
@@ -214,7 +217,8 @@ dynamo() {
 		--prefill-initialized-regex 'created and running' --decode-initialized-regex 'created and running' \
 		--prefill-args-max-num-seqs 4 --decode-args-max-num-seqs 16 --aiperf-warmup-request-count 5 --aiperf-random-seed 42
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
-	[ -f "$t/res/success-marker.txt" ] && [ ! -f "$t/res/failure-marker.txt" ]
+	[ -f "$t/res/success-marker.txt" ]
+	[ ! -f "$t/res/failure-marker.txt" ]
 	grep -q '^Time to First Token (ms),5' "$t/res/benchmark_report.csv"
 	[ "$(grep -c -- '--disaggregation-mode decode' "$t/calls.py")" -eq 2 ]
 	grep -q -- '--disaggregation-mode prefill --model-path m .* --kv-transfer-bandwidth 200.0 --discovery-backend file --request-plane tcp --max-num-seqs 4' "$t/calls.py"

@@ -319,7 +319,8 @@ jax() {
 	[[ $output == "llama.toml:1:8: error: NeMoRun needs cloudai_nemorun.py in the install dir (kunai ships no Python: copy CloudAI's src/cloudai/workloads/nemo_run/cloudai_nemorun.py there)" ]]
 	touch "$t/install/cloudai_nemorun.py"
 	run bash -c "INSTALL_DIR='$t/install'; $line; echo reached"
-	[ "$status" -eq 0 ] && [ "$output" = reached ]
+	[ "$status" -eq 0 ]
+	[ "$output" = reached ]
 }
 
 @test "JaxToolbox: the batch script writes a valid run.sh, runs it in the loaded container and copies the logs to stdout" {

@@ -411,7 +411,8 @@ gen() {
 	local n s
 	n=$(find "$T/out" -name runai.json | wc -l)
 	s=$(find "$T/out" -name run.sh | wc -l)
-	[ "$n" -ge 1 ] && [ "$n" -eq "$s" ]
+	[ "$n" -ge 1 ]
+	[ "$n" -eq "$s" ]
 	! grep -r your_app_secret "$T/out"
 }
 
