@@ -188,11 +188,18 @@ pyxis_campaign() {
 	grep -q "^q  *0  *failed  *-  *configuration error: partition 'nope'" <<<"$output"
 	# said once, not by sbatch's prefix twice
 	[[ "$output" != *"sbatch: sbatch:"* ]]
+	# sbatch's whole answer beside the record: its command, status and stderr
+	grep -Eq '^# sbatch --parsable --no-requeue .* cloudai_sbatch_script\.sh \(in .*\): exit status [1-9][0-9]*$' "$B/q/0/sbatch.txt"
+	grep -q '^sbatch: error: .*nvalid partition' "$B/q/0/sbatch.txt"
 	system debug "gpus_per_node = 8"
 	run "$KUNAI" run --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o out
 	[ "$status" -eq 1 ]
 	[ "$(jf "$B/q/0/job.json" state)" = CONFIG_ERROR ]
 	[[ "$(jf "$B/q/0/job.json" reason)" == "configuration error: the cluster has no GPU gres for --gres=gpu:8: check the system TOML's gpus_per_node"*"[sbatch: error: Invalid generic resource (gres) specification]" ]]
+	# this attempt's answer; the one before it moved with its record
+	grep -q '^sbatch: error: Invalid generic resource (gres) specification' "$B/q/0/sbatch.txt"
+	run -1 grep -q 'nvalid partition' "$B/q/0/sbatch.txt"
+	grep -q 'nvalid partition' "$B"/q/0/attempt-*/sbatch.txt
 	[ "$(q "$B/report/summary.json" runs.0.outcome)" = failed ]
 }
 

@@ -239,7 +239,7 @@ archive(struct job *j)
 {
 	static const char *const files[] = {"job.json", "stdout.txt", "stderr.txt", "kunai.start",
 	                                    "kunai.exit", "mapping-stdout.txt", "mapping-stderr.txt",
-	                                    "k8s.applied.json", "pods.txt", "pods"};
+	                                    "k8s.applied.json", "pods.txt", "pods", "sbatch.txt"};
 	struct buf from = {0}, to = {0};
 	int n = j->have_info ? j->info.attempt : 0, next;
 	bool any = false;
