@@ -1,6 +1,7 @@
 /* job_poll.h: job_poll.c, the build dir's one poller that every waiting
  * `kunai job` shares, and each scheduler's query and parsers that it calls
- * (defined in job_slurm.c, job_k8s.c, job_lsf.c, job_runai.c). */
+ * (defined in job_slurm.c, job_slurm_parse.c, job_k8s.c, job_lsf.c,
+ * job_runai.c). */
 #ifndef KUNAI_JOB_POLL_H
 #define KUNAI_JOB_POLL_H
 

@@ -25,7 +25,7 @@ void sa_cancel(struct job *j);
  * kunai.exit; exits with the script's status (128+signal when killed). */
 void job_supervise(struct job *j, long grace_s) __attribute__((noreturn));
 
-/* ---- job_slurm.c, job_single.c, job_nodes.c ------------------------------- */
+/* ---- job_slurm.c, job_slurm_parse.c, job_single.c, job_nodes.c ------------ */
 
 /* sbatch --parsable from DIR; retries transient errors. Returns false with
  * an infra outcome in info when it fails; *retryable says whether another
