@@ -239,7 +239,8 @@ archive(struct job *j)
 {
 	static const char *const files[] = {"job.json", "stdout.txt", "stderr.txt", "kunai.start",
 	                                    "kunai.exit", "mapping-stdout.txt", "mapping-stderr.txt",
-	                                    "k8s.applied.json", "pods.txt", "pods", "sbatch.txt"};
+	                                    "k8s.applied.json", "pods.txt", "pods", "sbatch.txt", "bsub.txt",
+	                                    "kubectl.txt", "runai.txt"};
 	struct buf from = {0}, to = {0};
 	int n = j->have_info ? j->info.attempt : 0, next;
 	bool any = false;

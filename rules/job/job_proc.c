@@ -456,3 +456,37 @@ job_save(struct job *j)
 	buf_free(&p);
 	return ok;
 }
+
+const char *
+job_argv_line(struct arena *a, char *const argv[])
+{
+	struct buf line = {0};
+	const char *s;
+	size_t i;
+
+	for (i = 0; argv[i]; i++)
+		buf_printf(&line, "%s%s", i ? " " : "", argv[i]);
+	s = arena_strdup(a, buf_str(&line));
+	buf_free(&line);
+	return s;
+}
+
+void
+job_keep_answer(struct job *j, const char *name, const char *head, const struct buf *said, const struct buf *out)
+{
+	struct buf p = {0}, text = {0};
+
+	buf_printf(&text, "# %s\n", head);
+	if (said && said->len) {
+		buf_push(&text, said->data, said->len);
+		if (said->data[said->len - 1] != '\n')
+			buf_putc(&text, '\n');
+	}
+	if (out && out->len) {
+		buf_puts(&text, "# its standard output:\n");
+		buf_push(&text, out->data, out->len);
+	}
+	write_file_atomic(job_path(j, &p, name), text.data, text.len);
+	buf_free(&p);
+	buf_free(&text);
+}

@@ -11,6 +11,14 @@
 
 /* Writes j->info to DIR/job.json (atomically). Returns false after reporting. */
 bool job_save(struct job *j);
+/* A refused submission's whole answer, in the run dir's file name (sbatch.txt,
+ * bsub.txt, kubectl.txt, runai.txt; archived with job.json): "# " head (the
+ * command line or request and its status), then what it said, then out
+ * (a command's stdout) under a line of its own. NULL or empty parts are
+ * left out. Written atomically, never through a link. */
+void job_keep_answer(struct job *j, const char *name, const char *head, const struct buf *said, const struct buf *out);
+/* argv as one line, words joined by spaces, in a. */
+const char *job_argv_line(struct arena *a, char *const argv[]);
 /* Returns j->dir/name in b (reset first). */
 const char *job_path(struct job *j, struct buf *b, const char *name);
 /* The run's script in its dir, as gen names it for the scheduler. */

@@ -143,33 +143,6 @@ slurm_find_submitted(struct job *j)
 	return found;
 }
 
-/* sbatch's whole answer to a refused submission, in the run dir's sbatch.txt:
- * its command line and exit status, then its stderr and stdout (the reason
- * keeps one line of it; a refusal under load may be pages). */
-static void
-keep_refusal(struct job *j, char *const argv[], int rc, const struct buf *out, const struct buf *err)
-{
-	struct buf p = {0}, text = {0};
-	size_t i;
-
-	buf_puts(&text, "#");
-	for (i = 0; argv[i]; i++)
-		buf_printf(&text, " %s", argv[i]);
-	buf_printf(&text, " (in %s): exit status %d\n", j->dir, rc);
-	if (err->len) {
-		buf_push(&text, err->data, err->len);
-		if (err->data[err->len - 1] != '\n')
-			buf_putc(&text, '\n');
-	}
-	if (out->len) {
-		buf_puts(&text, "# its standard output:\n");
-		buf_push(&text, out->data, out->len);
-	}
-	write_file_atomic(job_path(j, &p, "sbatch.txt"), text.data, text.len);
-	buf_free(&p);
-	buf_free(&text);
-}
-
 bool
 slurm_submit(struct job *j, bool *retryable)
 {
@@ -240,7 +213,10 @@ slurm_submit(struct job *j, bool *retryable)
 	}
 	j->info.state = "SUBMIT_FAILED";
 	j->info.end_time = job_iso(&j->arena, job_now());
-	keep_refusal(j, argv, rc, &out, &err);
+	/* sbatch's whole answer (a refusal under load may be pages) */
+	job_keep_answer(j, "sbatch.txt",
+	                arena_printf(&j->arena, "%s (in %s): exit status %d", job_argv_line(&j->arena, argv), j->dir, rc),
+	                &err, &out);
 	/* its first line that says something (an sbatch that retried under
 	 * load may start with an empty one); its own "sbatch: error: ..." is
 	 * not prefixed again */
