@@ -798,6 +798,32 @@ gen_single() {
 	live_jobs
 }
 
+@test "plain: --single-sbatch: the allocation refused (a partition the cluster lacks): each run is a configuration error naming the field, with sbatch's whole answer in sbatch.txt" {
+	use plain
+	sed -i 's/"debug"/"nosuch"/' "$C/system.toml"
+	scenario "$C" 'name = "two"
+[[Tests]]
+id = "a"
+test_name = "quick"
+time_limit = "00:01:00"
+[[Tests]]
+id = "b"
+test_name = "quick"
+time_limit = "00:01:00"'
+	gen_single "$C" "$B"
+	KUNAI_MAX_RETRIES=0 run "$NINJA" -C "$B" -k 0 run
+	[ "$status" -ne 0 ]
+	local r
+	for r in a b; do
+		[ "$(jf "$B/$r/0/job.json" state)" = CONFIG_ERROR ]
+		[ "$(jf "$B/$r/0/job.json" outcome)" = failed ]
+		[[ "$(jf "$B/$r/0/job.json" reason)" == "configuration error: partition 'nosuch' does not exist on this cluster: set the system TOML's default_partition"*"[sbatch: error: "*"nvalid partition"* ]]
+		head -1 "$B/$r/0/sbatch.txt" | grep -Eqx '# sbatch --parsable --no-requeue single_sbatch\.sh \(in the build dir\): exit status [1-9][0-9]*'
+		grep -q '^sbatch: error: .*nvalid partition' "$B/$r/0/sbatch.txt"
+		[ ! -e "$B/$r/0/kunai.stamp" ]
+	done
+}
+
 @test "plain: --single-sbatch: a killed ninja reattaches to the allocation's step; SIGINT cancels the allocation" {
 	use plain
 	scenario "$C" '

@@ -114,8 +114,8 @@ single_submit(struct job *j, bool *retryable)
 {
 	char *argv[] = {"sbatch", "--parsable", "--no-requeue", (char *)j->single, NULL};
 	struct buf id = {0}, p = {0}, out = {0}, err = {0};
-	const char *state;
-	int fd;
+	const char *state, *first, *cause = NULL;
+	int fd, rc;
 	size_t n;
 	bool ok = false;
 
@@ -134,7 +134,7 @@ single_submit(struct job *j, bool *retryable)
 		unlink(p.data); /* an earlier attempt's, never taken */
 	state = job_slurp(SINGLE_DIR "/job", &id) && id.len ? alloc_state(j, buf_str(&id)) : NULL;
 	if (!alive(state)) {
-		if (slurm_cmd(j, argv, NULL, 4, false, &out, &err) == 0 &&
+		if ((rc = slurm_cmd(j, argv, NULL, 4, false, &out, &err)) == 0 &&
 		    (n = strspn(buf_str(&out), "0123456789_")) > 0) {
 			id.len = 0;
 			buf_push(&id, out.data, n);
@@ -142,10 +142,23 @@ single_submit(struct job *j, bool *retryable)
 				warn("%s/job:", SINGLE_DIR);
 			warn("%s: allocation %s submitted (%s)", j->dir, id.data, j->single);
 		} else {
-			j->info.reason = arena_printf(&j->arena, "sbatch %s: %.*s", j->single,
-			                              (int)strcspn(buf_str(&err), "\n"), buf_str(&err));
+			/* the allocation's sbatch, run in the build dir: its whole answer */
+			job_keep_answer(j, "sbatch.txt",
+			                arena_printf(&j->arena, "%s (in the build dir): exit status %d",
+			                             job_argv_line(&j->arena, argv), rc),
+			                &err, &out);
+			/* its first line that says something */
+			first = buf_str(&err) + strspn(buf_str(&err), " \t\r\n");
+			j->info.reason = arena_printf(&j->arena, "sbatch %s: %.*s", j->single, (int)strcspn(first, "\n"),
+			                              *first ? first : rc == 0 ? "no job id in its output" : "failed");
+			/* a setting the cluster refuses names its field, as a plain
+			 * run's does: failed, never retried (DESIGN 18) */
+			if ((cause = job_cause_submit(j, buf_str(&err)))) {
+				j->info.reason = cause;
+				j->info.outcome = outcome_name(OUTCOME_FAILED);
+			}
 			warn("%s: %s", j->dir, j->info.reason);
-			*retryable = true;
+			*retryable = !cause;
 			goto out;
 		}
 	}
@@ -156,7 +169,7 @@ single_submit(struct job *j, bool *retryable)
 	ok = true;
 out:
 	if (!ok) {
-		j->info.state = "SUBMIT_FAILED";
+		j->info.state = cause ? "CONFIG_ERROR" : "SUBMIT_FAILED";
 		j->info.end_time = job_iso(&j->arena, job_now());
 	}
 	close(fd);
