@@ -182,3 +182,21 @@ test_name = "long"'
 	while pgrep -f "sleep $LONG\$" >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	! pgrep -f "sleep $LONG\$"
 }
+
+@test "a refused bsub keeps its whole answer in bsub.txt; the next attempt moves it into attempt-N" {
+	gen '[[Tests]]
+id = "a"
+test_name = "ok"'
+	KUNAI_TEST_LSF_QUEUES=other run "$NINJA" -C "$B" run
+	[ "$status" -ne 0 ]
+	[ "$(jf "$B/a/0/job.json" state)" = SUBMIT_FAILED ]
+	[ "$(jf "$B/a/0/job.json" reason)" = "bsub: normal: No such queue. Job not submitted." ]
+	# its command line and status, then what it said
+	head -1 "$B/a/0/bsub.txt" | grep -Eqx "# bsub -Jd '.+' <bsub_script\.sh \(in a/0\): exit status 255"
+	[ "$(sed 1d "$B/a/0/bsub.txt")" = "normal: No such queue. Job not submitted." ]
+	run "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ]
+	[ "$(jf "$B/a/0/job.json" outcome)" = passed ]
+	[ ! -e "$B/a/0/bsub.txt" ]
+	grep -q 'No such queue' "$B"/a/0/attempt-*/bsub.txt
+}

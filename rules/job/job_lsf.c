@@ -279,7 +279,7 @@ lsf_submit(struct job *j, bool *retryable)
 	/* bsub parses #BSUB lines only in a script on its stdin */
 	char *argv[] = {"/bin/sh", "-c", "exec bsub -Jd \"$1\" <bsub_script.sh", "sh", NULL, NULL};
 	struct buf out = {0}, err = {0};
-	const char *p;
+	const char *p, *first;
 	size_t n;
 	int rc;
 
@@ -297,8 +297,13 @@ lsf_submit(struct job *j, bool *retryable)
 	}
 	j->info.state = "SUBMIT_FAILED";
 	j->info.end_time = job_iso(&j->arena, job_now());
-	j->info.reason = arena_printf(&j->arena, "bsub: %.*s", (int)strcspn(buf_str(&err), "\n"),
-	                              err.len ? buf_str(&err) : rc == 0 ? "no job id in its output" : "failed");
+	/* bsub's whole answer; the reason, its first line that says something */
+	job_keep_answer(j, "bsub.txt",
+	                arena_printf(&j->arena, "bsub -Jd '%s' <bsub_script.sh (in %s): exit status %d", argv[4], j->dir, rc),
+	                &err, &out);
+	first = buf_str(&err) + strspn(buf_str(&err), " \t\r\n");
+	j->info.reason = arena_printf(&j->arena, "bsub: %.*s", (int)strcspn(first, "\n"),
+	                              *first ? first : rc == 0 ? "no job id in its output" : "failed");
 	warn("%s: %s", j->dir, j->info.reason);
 	*retryable = lsf_transient(buf_str(&err));
 	buf_free(&out);
