@@ -221,6 +221,9 @@ num_nodes = 2'
 	: >"$W/k8s/namespaces/kunai-test"
 	KUBECTL_FAKE_REJECT="pods must not use hostNetwork" run "$NINJA" -C "$B" run
 	[[ "$(jf "$B/a/0/job.json" reason)" == *'denied the request: pods must not use hostNetwork' ]]
+	# kubectl's whole answer beside the record: its command line, status and stderr
+	head -1 "$B/a/0/kubectl.txt" | grep -Eqx '# kubectl .*--request-timeout=30s create -f a/0/k8s\.applied\.json -o name \(in the build dir\): exit status [1-9][0-9]*'
+	grep -q 'denied the request: pods must not use hostNetwork' "$B/a/0/kubectl.txt"
 	KUBECTL_FAKE_REFUSE=1 run "$NINJA" -C "$B" run
 	[[ $output == *"kubectl: The connection to the server 127.0.0.1:6443 was refused"*"; again in 1 s"* ]]
 	[[ "$(jf "$B/a/0/job.json" reason)" == "kubectl create: The connection to the server 127.0.0.1:6443 was refused"* ]]
@@ -229,6 +232,10 @@ num_nodes = 2'
 	run "$NINJA" -C "$B" run
 	[ "$status" -eq 0 ]
 	[ "$(jf "$B/a/0/job.json" attempt)" = 7 ]
+	# the refusals moved with their records: none beside this attempt's
+	[ ! -e "$B/a/0/kubectl.txt" ]
+	grep -l 'hostNetwork' "$B"/a/0/attempt-*/kubectl.txt
+	grep -l 'connection to the server 127.0.0.1:6443 was refused' "$B"/a/0/attempt-*/kubectl.txt
 }
 
 @test "the API server unreachable while waiting: infra after a bounded wait; the next attempt replaces the object" {

@@ -128,18 +128,12 @@ k8s_transient(const char *err)
 	return false;
 }
 
-/* A signal ends the retries unless cleanup. */
-int
-k8s_kubectl(struct job *j, const char *const *args, int tries, bool cleanup, struct buf *out, struct buf *err)
+/* kubectl's command line for args: the system's kubeconfig and namespace,
+ * a bounded request time. */
+static void
+kubectl_argv(const struct job *j, const char *const *args, char **argv)
 {
-	char *argv[MAX_ARGS];
-	long pause = 1000;
-	int n = 0, rc = -1, k;
-
-	if (tries > 1)
-		tries = (int)job_env_seconds("KUNAI_K8S_TRIES", tries);
-	if (tries < 1)
-		tries = 1;
+	int n = 0;
 
 	argv[n++] = "kubectl";
 	if (j->kubeconfig) {
@@ -154,6 +148,21 @@ k8s_kubectl(struct job *j, const char *const *args, int tries, bool cleanup, str
 	for (; *args && n < MAX_ARGS - 1; args++)
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
+}
+
+/* A signal ends the retries unless cleanup. */
+int
+k8s_kubectl(struct job *j, const char *const *args, int tries, bool cleanup, struct buf *out, struct buf *err)
+{
+	char *argv[MAX_ARGS];
+	long pause = 1000;
+	int rc = -1, k;
+
+	if (tries > 1)
+		tries = (int)job_env_seconds("KUNAI_K8S_TRIES", tries);
+	if (tries < 1)
+		tries = 1;
+	kubectl_argv(j, args, argv);
 	for (k = 0; k < tries; k++) {
 		if (out)
 			out->len = 0;
@@ -281,6 +290,7 @@ k8s_submit(struct job *j, bool *retryable)
 {
 	struct buf out = {0}, err = {0}, path = {0};
 	const char *args[] = {"create", "-f", NULL, "-o", "name", NULL}, *why = NULL;
+	char *argv[MAX_ARGS];
 	int rc = -1, k;
 
 	*retryable = false;
@@ -305,6 +315,11 @@ k8s_submit(struct job *j, bool *retryable)
 		buf_free(&path);
 		return true;
 	}
+	/* kubectl's whole answer (an admission webhook's may be long) */
+	kubectl_argv(j, args, argv);
+	job_keep_answer(j, "kubectl.txt",
+	                arena_printf(&j->arena, "%s (in the build dir): exit status %d", job_argv_line(&j->arena, argv), rc),
+	                &err, &out);
 	j->info.reason = why ? why : k8s_first_line(j, "create", &err, rc);
 	*retryable = k8s_transient(buf_str(&err));
 failed:
