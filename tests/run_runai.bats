@@ -191,6 +191,9 @@ test_name = "ok"'
 	[ "$status" -ne 0 ]
 	[ "$(jf "$B/a/0/job.json" outcome)" = infra ]
 	[[ "$(jf "$B/a/0/job.json" reason)" == "RunAI submit: HTTP 401: invalid client credentials" ]]
+	# the token request's whole answer beside the record (no_secret below reads it too)
+	head -1 "$B/a/0/runai.txt" | grep -Eqx '# POST https?://[^ ]+/api/v1/token: HTTP 401'
+	grep -q 'invalid client credentials' "$B/a/0/runai.txt"
 	[[ $output != *"$SECRET"* ]]
 	KUNAI_TEST_RUNAI_SECRET= run "$NINJA" -C "$B" run
 	[[ "$(jf "$B/a/0/job.json" reason)" == 'app_secret is \"$KUNAI_TEST_RUNAI_SECRET\", which is not set in the environment' ]]

@@ -316,7 +316,7 @@ runai_delete(struct job *j, const char *id, bool cleanup, const char **why)
 	struct buf path = {0};
 	bool ok;
 
-	buf_printf(&path, "/api/v1/workloads/trainings/%s", id);
+	buf_printf(&path, TRAININGS "/%s", id);
 	ok = runai_api(j, "DELETE", path.data, NULL, cleanup, TRIES, &h) &&
 	     (h.status == 200 || h.status == 202 || h.status == 204 || h.status == 404);
 	if (!ok) {
@@ -332,7 +332,7 @@ bool
 runai_submit(struct job *j, bool *retryable)
 {
 	struct http_resp h = {0};
-	const char *id, *why = NULL;
+	const char *id, *why = NULL, *url;
 	char *body = NULL;
 	cJSON *doc;
 	int k;
@@ -341,7 +341,7 @@ runai_submit(struct job *j, bool *retryable)
 	if (!runai_config(j) || !(body = applied_request(j)))
 		goto failed;
 	for (k = 0; k < 2; k++) {
-		runai_api(j, "POST", "/api/v1/workloads/trainings", body, false, TRIES, &h);
+		runai_api(j, "POST", TRAININGS, body, false, TRIES, &h);
 		/* one of an earlier attempt that job.json does not know */
 		if (h.status != 409 || k || !(id = find_by_name(j, j->runai->name)))
 			break;
@@ -360,6 +360,13 @@ runai_submit(struct job *j, bool *retryable)
 			return true;
 		}
 	}
+	/* the answer's whole body (a validation error may list every field);
+	 * the token request's when no token came */
+	url = j->runai->token ? TRAININGS : "/api/v1/token";
+	job_keep_answer(j, "runai.txt",
+	                h.status ? arena_printf(&j->arena, "POST %s%s: HTTP %ld", j->runai->base, url, h.status)
+	                         : arena_printf(&j->arena, "POST %s%s: no answer: %s", j->runai->base, url, h.error),
+	                &h.body, NULL);
 	j->info.reason = why ? why : runai_error(j, "submit", &h);
 	*retryable = (h.status == 0 && !h.permanent) || h.status == 429 || h.status >= 500;
 failed:

@@ -9,6 +9,9 @@
 #include "http.h"
 #include "job_state.h"
 
+/* the trainings collection, after base_url */
+#define TRAININGS "/api/v1/workloads/trainings"
+
 enum {
 	TRIES = 10,          /* per request: 5xx, 429 and no answer retried */
 	TIMEOUT_S = 60,      /* per request */

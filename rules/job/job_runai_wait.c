@@ -72,7 +72,7 @@ store_logs(struct job *j)
 		cJSON_Delete(events);
 	}
 	path.len = 0;
-	buf_printf(&path, "/api/v1/workloads/trainings/%s", j->info.job_id);
+	buf_printf(&path, TRAININGS "/%s", j->info.job_id);
 	if (!(tr = get_json(j, path.data, "training", &why)) ||
 	    !(projects = get_json(j, "/api/v1/org-unit/projects", "projects", &why)) ||
 	    !(clusters = get_json(j, "/api/v1/clusters", "clusters", &why)))
