@@ -46,6 +46,11 @@ refused() {
 
 @test "export packs kunai.json, each run's records and the report, relative to the build dir" {
 	campaign
+	# a refusal's answer and an LSF job script, as other schedulers leave them
+	echo refused >out/a/0/sbatch.txt
+	mkdir out/a/1/attempt-1
+	echo refused >out/a/1/attempt-1/kubectl.txt
+	echo '#BSUB -J a' >out/a/1/bsub_script.sh
 	run "$KUNAI" export out -o e.tar.gz
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"files"*"e.tar.gz"* ]]
@@ -56,6 +61,9 @@ refused() {
 	grep -qx a/1/report.json list
 	grep -qx a/1/stdout.txt list
 	grep -qx report/summary.json list
+	grep -qx a/0/sbatch.txt list
+	grep -qx a/1/attempt-1/kubectl.txt list
+	grep -qx a/1/bsub_script.sh list
 	! grep -q '^/' list
 	! grep -q 'kunai.stamp\|\.kunai/\|\.ninja_log' list
 	run "$KUNAI" export --list e.tar.gz

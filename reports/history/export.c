@@ -34,7 +34,11 @@ enum {
 
 /* What a later analysis needs from each run dir (and its attempt-N/). */
 static const char *const run_files[] = {
-	"job.json", "report.json", "stdout.txt", "stderr.txt", "run.sh", "cloudai_sbatch_script.sh", NULL,
+	"job.json", "report.json", "stdout.txt", "stderr.txt",
+	/* each scheduler's job script */
+	"run.sh", "cloudai_sbatch_script.sh", "bsub_script.sh",
+	/* a refused submission's whole answer */
+	"sbatch.txt", "bsub.txt", "kubectl.txt", "runai.txt", NULL,
 };
 
 struct entries {
