@@ -183,20 +183,29 @@ test_name = "long"'
 	! pgrep -f "sleep $LONG\$"
 }
 
-@test "a refused bsub keeps its whole answer in bsub.txt; the next attempt moves it into attempt-N" {
+@test "a setting bsub refuses is a configuration error naming its field; bsub's whole answer is kept in bsub.txt, an earlier one in attempt-N" {
 	gen '[[Tests]]
 id = "a"
-test_name = "ok"'
+test_name = "ok"
+time_limit = "00:10:00"'
 	KUNAI_TEST_LSF_QUEUES=other run "$NINJA" -C "$B" run
 	[ "$status" -ne 0 ]
-	[ "$(jf "$B/a/0/job.json" state)" = SUBMIT_FAILED ]
-	[ "$(jf "$B/a/0/job.json" reason)" = "bsub: normal: No such queue. Job not submitted." ]
+	[ "$(jf "$B/a/0/job.json" state)" = CONFIG_ERROR ]
+	[ "$(jf "$B/a/0/job.json" outcome)" = failed ]
+	[ "$(jf "$B/a/0/job.json" reason)" = "configuration error: queue 'normal' does not exist on this cluster: set the system TOML's default_queue (or the queue of a test's nodes) to one that bqueues lists [normal: No such queue. Job not submitted.]" ]
 	# its command line and status, then what it said
 	head -1 "$B/a/0/bsub.txt" | grep -Eqx "# bsub -Jd '.+' <bsub_script\.sh \(in a/0\): exit status 255"
 	[ "$(sed 1d "$B/a/0/bsub.txt")" = "normal: No such queue. Job not submitted." ]
+	# the queue's run limit: -W 10 against 5
+	KUNAI_TEST_LSF_RUNLIMIT=5 run "$NINJA" -C "$B" run
+	[ "$status" -ne 0 ]
+	[ "$(jf "$B/a/0/job.json" state)" = CONFIG_ERROR ]
+	[ "$(jf "$B/a/0/job.json" reason)" = "configuration error: a run limit of 10 minutes exceeds the queue's: lower the test's time_limit (bqueues -l shows RUNLIMIT) [Cannot exceed queue's hard limit(s). Job not submitted.]" ]
+	grep -qx "Cannot exceed queue's hard limit(s). Job not submitted." "$B/a/0/bsub.txt"
+	grep -q 'No such queue' "$B"/a/0/attempt-1/bsub.txt
 	run "$NINJA" -C "$B" run
 	[ "$status" -eq 0 ]
 	[ "$(jf "$B/a/0/job.json" outcome)" = passed ]
 	[ ! -e "$B/a/0/bsub.txt" ]
-	grep -q 'No such queue' "$B"/a/0/attempt-*/bsub.txt
+	grep -q 'hard limit' "$B"/a/0/attempt-2/bsub.txt
 }

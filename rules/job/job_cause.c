@@ -1,9 +1,9 @@
 /* job_cause.c: why a run failed, in words a person acts on (DESIGN 18). A
  * table of known failure signatures, each the text a real tool prints
- * (srun, pyxis, enroot, slurmstepd, sbatch, CUDA, NCCL, the shell), read
- * from the run's stderr.txt and stdout.txt or from sbatch's refusal; the
- * first signature of the table found wins, so the specific ones come
- * first. A refusal that names a setting of the configuration is a
+ * (srun, pyxis, enroot, slurmstepd, sbatch, bsub, CUDA, NCCL, the shell),
+ * read from the run's stderr.txt and stdout.txt or from sbatch's or bsub's
+ * refusal; the first signature of the table found wins, so the specific
+ * ones come first. A refusal that names a setting of the configuration is a
  * configuration error naming the TOML field. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -28,9 +28,10 @@ struct signature {
 	enum outcome same;
 };
 
-/* sbatch's refusal of a setting. */
+/* A scheduler's refusal of a setting: what it says, the job script's
+ * directive whose value the cause names ("%s"; NULL: none), the cause. */
 struct refusal {
-	const char *text, *cause;
+	const char *text, *key, *cause;
 };
 
 #define NONE OUTCOME_PASSED /* no outcome says it already */
@@ -81,50 +82,72 @@ static const struct signature output_sigs[] = {
 	{": not found", NO_COMMAND, NONE},
 };
 
-/* sbatch's refusals of a setting: "%s" is the value the script asked for. */
-static const struct refusal config_sigs[] = {
-	{"Invalid partition name specified",
+/* sbatch's refusals of a setting: "%s" is the value the script asked for,
+ * from the directive key (NULL: none). */
+static const struct refusal sbatch_sigs[] = {
+	{"Invalid partition name specified", "#SBATCH --partition=",
 	 "partition '%s' does not exist on this cluster: set the system TOML's default_partition (or the "
 	 "partition of a test's nodes) to one that sinfo lists"},
-	{"invalid partition specified",
+	{"invalid partition specified", "#SBATCH --partition=",
 	 "partition '%s' does not exist on this cluster: set the system TOML's default_partition (or the "
 	 "partition of a test's nodes) to one that sinfo lists"},
-	{"Invalid generic resource (gres) specification",
+	{"Invalid generic resource (gres) specification", "#SBATCH --gres=",
 	 "the cluster has no GPU gres for --gres=gpu:%s: check the system TOML's gpus_per_node (or set "
 	 "supports_gpu_directives_cache = false where the cluster declares no gres)"},
-	{"Invalid account or account/partition combination specified",
+	{"Invalid account or account/partition combination specified", "#SBATCH --account=",
 	 "account '%s' is not valid here: set the system TOML's account to one sacctmgr lists for you"},
-	{"Invalid qos specification",
+	{"Invalid qos specification", NULL,
 	 "the QoS is not valid here: fix --qos in the system TOML's extra_sbatch_args (sacctmgr show qos)"},
-	{"Requested time limit is invalid",
+	{"Requested time limit is invalid", NULL,
 	 "the time limit exceeds what the partition allows: lower the test's time_limit (sinfo shows TIMELIMIT)"},
-	{"Requested node configuration is not available",
+	{"Requested node configuration is not available", NULL,
 	 "no node of the partition matches the request: the test's num_nodes, or the system TOML's "
 	 "gpus_per_node, ntasks_per_node or extra_sbatch_args, ask for more than its nodes have"},
-	{"Node count specification invalid",
+	{"Node count specification invalid", NULL,
 	 "the node count is not valid for the partition: check the test's num_nodes"},
-	{"Invalid feature specification",
+	{"Invalid feature specification", NULL,
 	 "a --constraint names a feature no node has: fix it in the system TOML's extra_sbatch_args"},
 };
 
-/* The value of "#SBATCH --NAME=" in the run's batch script; "" when none. */
-static const char *
-directive(struct job *j, const char *name)
-{
-	struct buf p = {0}, key = {0}, text = {0};
-	const char *r = "", *at;
+/* bsub's: LSF's texts for these refusals (lsb_sysmsg), after "VALUE: " and
+ * before ". Job not submitted." */
+static const struct refusal bsub_sigs[] = {
+	{"No such queue", "#BSUB -q ",
+	 "queue '%s' does not exist on this cluster: set the system TOML's default_queue (or the queue of a "
+	 "test's nodes) to one that bqueues lists"},
+	{"User cannot use the queue", "#BSUB -q ",
+	 "you may not submit to queue '%s': set the system TOML's default_queue to one that bqueues -u $USER "
+	 "lists"},
+	{"Invoker is not in specified project group", "#BSUB -P ",
+	 "you are not in project '%s': set the system TOML's project_name to one of yours"},
+	{"Too many processors requested", "#BSUB -n ",
+	 "%s hosts (a slot each) are more than the queue allows: lower the test's num_nodes"},
+	{"Cannot exceed queue's hard limit", "#BSUB -W ",
+	 "a run limit of %s minutes exceeds the queue's: lower the test's time_limit (bqueues -l shows RUNLIMIT)"},
+	{"Bad host name, host group name or cluster name", "#BSUB -m ",
+	 "-m %s names no host, host group or cluster here: fix the system TOML's os_version, or the test's nodes"},
+};
 
-	buf_printf(&key, "#SBATCH --%s=", name);
-	if (job_read_record(j, job_script_name(j), &text) && (at = strstr(buf_str(&text), key.data))) {
-		at += key.len;
-		r = arena_strndup(&j->arena, at, strcspn(at, "\n"));
-		/* gres=gpu:8: the count */
-		if (strcmp(name, "gres") == 0 && strchr(r, ':'))
-			r = strrchr(r, ':') + 1;
-	}
+/* The value of the directive key ("#SBATCH --partition=", "#BSUB -q ") at
+ * the start of a line of the run's job script; "" when none. */
+static const char *
+directive(struct job *j, const char *key)
+{
+	struct buf text = {0};
+	const char *r = "", *at, *s;
+	size_t n = strlen(key);
+
+	if (job_read_record(j, job_script_name(j), &text))
+		for (s = buf_str(&text); s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL)
+			if (strncmp(s, key, n) == 0) {
+				at = s + n;
+				r = arena_strndup(&j->arena, at, strcspn(at, "\n"));
+				break;
+			}
+	/* gres=gpu:8: the count */
+	if (strstr(key, "--gres=") && strchr(r, ':'))
+		r = strrchr(r, ':') + 1;
 	buf_free(&text);
-	buf_free(&p);
-	buf_free(&key);
 	return r;
 }
 
@@ -145,24 +168,24 @@ line_at(struct buf *out, const char *text, const char *at)
 		buf_puts(out, "...");
 }
 
-const char *
-job_cause_submit(struct job *j, const char *err)
+/* "configuration error: CAUSE [the line that said it]" for the first of the
+ * n refusals sigs that err holds; NULL when none. */
+static const char *
+refused(struct job *j, const struct refusal *sigs, size_t n, const char *err)
 {
-	static const char *const names[] = {"partition", "partition", "gres", "account", NULL, NULL, NULL, NULL, NULL};
 	struct buf b = {0};
-	const char *r;
+	const char *r, *at;
 	size_t i;
 
-	for (i = 0; err && i < LEN(config_sigs); i++) {
-		const char *at = strstr(err, config_sigs[i].text);
-		if (!at)
+	for (i = 0; err && i < n; i++) {
+		if (!(at = strstr(err, sigs[i].text)))
 			continue;
 		buf_puts(&b, "configuration error: ");
-		if (names[i])
-			buf_printf(&b, config_sigs[i].cause, directive(j, names[i]));
+		if (sigs[i].key)
+			buf_printf(&b, sigs[i].cause, directive(j, sigs[i].key));
 		else
-			buf_puts(&b, config_sigs[i].cause);
-		/* what sbatch said */
+			buf_puts(&b, sigs[i].cause);
+		/* what the scheduler said */
 		buf_puts(&b, " [");
 		line_at(&b, err, at);
 		buf_putc(&b, ']');
@@ -171,6 +194,18 @@ job_cause_submit(struct job *j, const char *err)
 		return r;
 	}
 	return NULL;
+}
+
+const char *
+job_cause_submit(struct job *j, const char *err)
+{
+	return refused(j, sbatch_sigs, LEN(sbatch_sigs), err);
+}
+
+const char *
+job_cause_bsub(struct job *j, const char *err)
+{
+	return refused(j, bsub_sigs, LEN(bsub_sigs), err);
 }
 
 /* The last TAIL_BYTES of DIR/name, or NULL. */

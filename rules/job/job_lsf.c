@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "job_proc.h"
+#include "job_steps.h"
 #include "job_poll.h"
 #include "job_sched.h"
 #include "gen/base/util.h"
@@ -279,7 +280,7 @@ lsf_submit(struct job *j, bool *retryable)
 	/* bsub parses #BSUB lines only in a script on its stdin */
 	char *argv[] = {"/bin/sh", "-c", "exec bsub -Jd \"$1\" <bsub_script.sh", "sh", NULL, NULL};
 	struct buf out = {0}, err = {0};
-	const char *p, *first;
+	const char *p, *first, *cause;
 	size_t n;
 	int rc;
 
@@ -304,8 +305,15 @@ lsf_submit(struct job *j, bool *retryable)
 	first = buf_str(&err) + strspn(buf_str(&err), " \t\r\n");
 	j->info.reason = arena_printf(&j->arena, "bsub: %.*s", (int)strcspn(first, "\n"),
 	                              *first ? first : rc == 0 ? "no job id in its output" : "failed");
+	/* a setting LSF refuses names its field, as sbatch's: failed, never
+	 * retried (DESIGN 18) */
+	if ((cause = job_cause_bsub(j, buf_str(&err)))) {
+		j->info.state = "CONFIG_ERROR";
+		j->info.outcome = outcome_name(OUTCOME_FAILED);
+		j->info.reason = cause;
+	}
 	warn("%s: %s", j->dir, j->info.reason);
-	*retryable = lsf_transient(buf_str(&err));
+	*retryable = !cause && lsf_transient(buf_str(&err));
 	buf_free(&out);
 	buf_free(&err);
 	return false;

@@ -1,5 +1,6 @@
 /* job_test.c: the runner's tables and parsers: every scheduler state's
- * outcome class, sacct/scontrol lines, error classes, job.json round trip. */
+ * outcome class, sacct/scontrol lines, error classes, the causes of
+ * sbatch's and bsub's refusals, job.json round trip. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdio.h>
@@ -446,6 +447,76 @@ test_plain_env(void)
 	buf_free(&t);
 }
 
+/* job_cause.c: sbatch's and bsub's refusals of a setting name the TOML
+ * field, with the value the run's job script asked for */
+static void
+test_refusals(void)
+{
+	static const char sbatch[] = "#!/bin/bash\n#SBATCH --partition=gpu\n#SBATCH --gres=gpu:8\n#SBATCH --account=acct\n";
+	static const char bsub[] = "#!/bin/bash\n#BSUB -J x\n#BSUB -q normal\n#BSUB -P proj\n#BSUB -n 4\n"
+	                           "#BSUB -R \"span[ptile=1]\"\n#BSUB -m \"n1 n2\"\n#BSUB -W 10\n";
+	static const struct {
+		enum job_sched sched;
+		const char *err, *want;
+	} cases[] = {
+		{JOB_SLURM, "sbatch: error: Batch job submission failed: Invalid partition name specified",
+		 "configuration error: partition 'gpu' does not exist"},
+		{JOB_SLURM, "sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification",
+		 "configuration error: the cluster has no GPU gres for --gres=gpu:8:"},
+		{JOB_SLURM, "sbatch: error: Batch job submission failed: Invalid account or account/partition combination "
+		            "specified",
+		 "configuration error: account 'acct' is not valid here"},
+		{JOB_LSF, "normal: No such queue. Job not submitted.", "configuration error: queue 'normal' does not exist"},
+		{JOB_LSF, "normal: User cannot use the queue. Job not submitted.",
+		 "configuration error: you may not submit to queue 'normal'"},
+		{JOB_LSF, "proj: Invoker is not in specified project group. Job not submitted.",
+		 "configuration error: you are not in project 'proj'"},
+		{JOB_LSF, "Too many processors requested. Job not submitted.", "configuration error: 4 hosts (a slot each)"},
+		{JOB_LSF, "Cannot exceed queue's hard limit(s). Job not submitted.",
+		 "configuration error: a run limit of 10 minutes exceeds the queue's"},
+		{JOB_LSF, "n3: Bad host name, host group name or cluster name. Job not submitted.",
+		 "configuration error: -m \"n1 n2\" names no host"},
+	};
+	char dir[] = "/tmp/kunai-job-test-XXXXXX";
+	struct buf p = {0};
+	struct job j;
+	const char *r;
+	size_t i;
+
+	if (!mkdtemp(dir)) {
+		ok(false, "mkdtemp");
+		return;
+	}
+	buf_printf(&p, "%s/cloudai_sbatch_script.sh", dir);
+	ok(write_file_atomic(p.data, sbatch, strlen(sbatch)), "an sbatch script");
+	p.len = 0;
+	buf_printf(&p, "%s/bsub_script.sh", dir);
+	ok(write_file_atomic(p.data, bsub, strlen(bsub)), "a bsub script");
+	for (i = 0; i < LEN(cases); i++) {
+		memset(&j, 0, sizeof(j));
+		j.dir = dir;
+		j.sched = cases[i].sched;
+		r = j.sched == JOB_LSF ? job_cause_bsub(&j, cases[i].err) : job_cause_submit(&j, cases[i].err);
+		ok(r && strncmp(r, cases[i].want, strlen(cases[i].want)) == 0 && strstr(r, cases[i].err) &&
+		       r[strlen(r) - 1] == ']',
+		   "%s: %s", cases[i].err, r ? r : "(none)");
+		arena_free(&j.arena);
+	}
+	memset(&j, 0, sizeof(j));
+	j.dir = dir;
+	j.sched = JOB_LSF;
+	ok(!job_cause_bsub(&j, "LSF is down. Please wait ...") && !job_cause_bsub(&j, NULL) &&
+	       !job_cause_submit(&j, "normal: No such queue. Job not submitted."),
+	   "no cause for a transient refusal, no text, or another scheduler's words");
+	arena_free(&j.arena);
+	unlink(p.data);
+	p.len = 0;
+	buf_printf(&p, "%s/cloudai_sbatch_script.sh", dir);
+	unlink(p.data);
+	rmdir(dir);
+	buf_free(&p);
+}
+
 /* bjobs -noheader -o "jobid stat exit_code exec_host exit_reason delimiter='|'"
  * as LSF 10.1 prints it (job_lsf.c) */
 static void
@@ -494,6 +565,7 @@ main(void)
 	test_clean();
 	test_k8s();
 	test_lsf();
+	test_refusals();
 	test_urgent();
 	test_plain();
 	test_plain_env();
