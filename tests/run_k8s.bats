@@ -209,15 +209,20 @@ num_nodes = 2'
 	system "$W/nope.kubeconfig"
 	one a ok
 	run "$NINJA" -C "$B" run
-	[ "$(jf "$B/a/0/job.json" reason)" = "kube_config_path $W/nope.kubeconfig: No such file or directory" ]
+	# the configuration's fault: failed, naming the field, not retried
+	[ "$(jf "$B/a/0/job.json" reason)" = "configuration error: kube_config_path $W/nope.kubeconfig: No such file or directory: set the system TOML's kube_config_path to a kubeconfig kubectl can read" ]
+	[ "$(jf "$B/a/0/job.json" state)" = CONFIG_ERROR ]
+	[ "$(jf "$B/a/0/job.json" outcome)" = failed ]
 	echo 'not: a kubeconfig' >"$W/nope.kubeconfig"
 	run "$NINJA" -C "$B" run
-	[[ "$(jf "$B/a/0/job.json" reason)" == "kubectl create: error: error loading config file \\\"$W/nope.kubeconfig\\\""* ]]
+	[[ "$(jf "$B/a/0/job.json" reason)" == "configuration error: kubectl cannot load the kubeconfig '$W/nope.kubeconfig': fix it, or set the system TOML's kube_config_path to one that kubectl reads [error: error loading config file \\\"$W/nope.kubeconfig\\\""* ]]
+	[ "$(jf "$B/a/0/job.json" outcome)" = failed ]
 	system ""
 	one a ok
 	rm "$W/k8s/namespaces/kunai-test"
 	run "$NINJA" -C "$B" run
-	[[ "$(jf "$B/a/0/job.json" reason)" == *'namespaces \"kunai-test\" not found' ]]
+	[[ "$(jf "$B/a/0/job.json" reason)" == "configuration error: namespace 'kunai-test' does not exist: set the system TOML's default_namespace to one that kubectl get namespaces lists ["*'namespaces \"kunai-test\" not found]' ]]
+	[ "$(jf "$B/a/0/job.json" state)" = CONFIG_ERROR ]
 	: >"$W/k8s/namespaces/kunai-test"
 	KUBECTL_FAKE_REJECT="pods must not use hostNetwork" run "$NINJA" -C "$B" run
 	[[ "$(jf "$B/a/0/job.json" reason)" == *'denied the request: pods must not use hostNetwork' ]]

@@ -208,6 +208,45 @@ job_cause_bsub(struct job *j, const char *err)
 	return refused(j, bsub_sigs, LEN(bsub_sigs), err);
 }
 
+const char *
+job_cause_kubectl(struct job *j, const char *err)
+{
+	/* kubectl's words, then the quoted value the cause names, and what
+	 * must follow it (NULL: anything) */
+	static const struct {
+		const char *text, *after, *cause;
+	} sigs[] = {
+		{"error loading config file \"", NULL,
+		 "kubectl cannot load the kubeconfig '%s': fix it, or set the system TOML's kube_config_path to one "
+		 "that kubectl reads"},
+		{" is forbidden: User \"", NULL,
+		 "user '%s' may not create the run's object (Kubernetes RBAC): use a kubeconfig (the system TOML's "
+		 "kube_config_path) or a namespace (default_namespace) where it may"},
+		{"namespaces \"", "\" not found",
+		 "namespace '%s' does not exist: set the system TOML's default_namespace to one that kubectl get "
+		 "namespaces lists"},
+	};
+	struct buf b = {0};
+	const char *at, *v, *r = NULL;
+	size_t i, n;
+
+	for (i = 0; err && i < LEN(sigs) && !r; i++)
+		for (at = strstr(err, sigs[i].text); at && !r; at = strstr(at + 1, sigs[i].text)) {
+			v = at + strlen(sigs[i].text);
+			n = strcspn(v, "\"\n");
+			if (v[n] != '"' || (sigs[i].after && strncmp(v + n, sigs[i].after, strlen(sigs[i].after)) != 0))
+				continue;
+			buf_puts(&b, "configuration error: ");
+			buf_printf(&b, sigs[i].cause, arena_strndup(&j->arena, v, n));
+			buf_puts(&b, " [");
+			line_at(&b, err, at);
+			buf_putc(&b, ']');
+			r = arena_strdup(&j->arena, b.data);
+		}
+	buf_free(&b);
+	return r;
+}
+
 /* The last TAIL_BYTES of DIR/name, or NULL. */
 static char *
 tail_of(struct job *j, const char *name)

@@ -81,9 +81,10 @@ k8s_config(struct job *j)
 	return true;
 }
 
-/* Whether kubectl can be run, and the kubeconfig read; else the reason. */
+/* Whether kubectl can be run, and the kubeconfig read; else the reason,
+ * also in *cause when it is the configuration's (an unreadable kubeconfig). */
 static bool
-k8s_usable(struct job *j)
+k8s_usable(struct job *j, const char **cause)
 {
 	const char *path = getenv("PATH"), *p, *e;
 	struct buf b = {0};
@@ -103,7 +104,11 @@ k8s_usable(struct job *j)
 		return false;
 	}
 	if (j->kubeconfig && access(j->kubeconfig, R_OK) != 0) {
-		j->info.reason = arena_printf(&j->arena, "kube_config_path %s: %s", j->kubeconfig, strerror(errno));
+		j->info.reason = *cause =
+		    arena_printf(&j->arena,
+		                 "configuration error: kube_config_path %s: %s: set the system TOML's kube_config_path to a "
+		                 "kubeconfig kubectl can read",
+		                 j->kubeconfig, strerror(errno));
 		return false;
 	}
 	return true;
@@ -289,12 +294,12 @@ bool
 k8s_submit(struct job *j, bool *retryable)
 {
 	struct buf out = {0}, err = {0}, path = {0};
-	const char *args[] = {"create", "-f", NULL, "-o", "name", NULL}, *why = NULL;
+	const char *args[] = {"create", "-f", NULL, "-o", "name", NULL}, *why = NULL, *cause = NULL;
 	char *argv[MAX_ARGS];
 	int rc = -1, k;
 
 	*retryable = false;
-	if (!k8s_config(j) || !applied_manifest(j) || !k8s_usable(j))
+	if (!k8s_config(j) || !applied_manifest(j) || !k8s_usable(j, &cause))
 		goto failed;
 	args[2] = job_path(j, &path, "k8s.applied.json");
 	for (k = 0; k < 2; k++) {
@@ -321,10 +326,16 @@ k8s_submit(struct job *j, bool *retryable)
 	                arena_printf(&j->arena, "%s (in the build dir): exit status %d", job_argv_line(&j->arena, argv), rc),
 	                &err, &out);
 	j->info.reason = why ? why : k8s_first_line(j, "create", &err, rc);
-	*retryable = k8s_transient(buf_str(&err));
+	/* a setting the cluster refuses names its field, as sbatch's: failed,
+	 * never retried (DESIGN 18) */
+	if (!why && (cause = job_cause_kubectl(j, buf_str(&err))))
+		j->info.reason = cause;
+	*retryable = !cause && k8s_transient(buf_str(&err));
 failed:
 	j->info.job_id = NULL;
-	j->info.state = "SUBMIT_FAILED";
+	j->info.state = cause ? "CONFIG_ERROR" : "SUBMIT_FAILED";
+	if (cause)
+		j->info.outcome = outcome_name(OUTCOME_FAILED);
 	j->info.end_time = job_iso(&j->arena, job_now());
 	warn("%s: %s", j->dir, j->info.reason);
 	buf_free(&out);
@@ -338,12 +349,13 @@ k8s_find_submitted(struct job *j)
 {
 	struct buf out = {0}, err = {0}, sel = {0};
 	const char *args[] = {"get", NULL, "-l", NULL, "-o", "json", NULL};
+	const char *cause = NULL;
 	const cJSON *it;
 	cJSON *doc = NULL;
 	bool found = false;
 	char n[16];
 
-	if (!k8s_config(j) || !applied_manifest(j) || !k8s_usable(j))
+	if (!k8s_config(j) || !applied_manifest(j) || !k8s_usable(j, &cause))
 		return false;
 	snprintf(n, sizeof(n), "%d", j->info.attempt);
 	buf_printf(&sel, "kunai.dev/build=%s,kunai.dev/run=%s,kunai.dev/attempt=%s", j->k8s_build, j->k8s_run, n);

@@ -29,6 +29,8 @@ const char *job_cause_output(struct job *j, enum outcome o);
 const char *job_cause_submit(struct job *j, const char *err);
 /* The same for bsub's refusals (queue, project, slots, run limit, hosts). */
 const char *job_cause_bsub(struct job *j, const char *err);
+/* The same for kubectl's (the kubeconfig, RBAC, the namespace). */
+const char *job_cause_kubectl(struct job *j, const char *err);
 /* Fills j's options from the defaults, the environment, DIR's #KUNAI lines
  * and argv, in that order. Returns 0, or 2 after reporting a usage error. */
 int job_parse(struct job *j, int argc, char **argv);

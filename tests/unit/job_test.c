@@ -1,6 +1,6 @@
 /* job_test.c: the runner's tables and parsers: every scheduler state's
  * outcome class, sacct/scontrol lines, error classes, the causes of
- * sbatch's and bsub's refusals, job.json round trip. */
+ * sbatch's, bsub's and kubectl's refusals, job.json round trip. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdio.h>
@@ -447,8 +447,15 @@ test_plain_env(void)
 	buf_free(&t);
 }
 
-/* job_cause.c: sbatch's and bsub's refusals of a setting name the TOML
- * field, with the value the run's job script asked for */
+/* Whether s starts with p. */
+static bool
+starts(const char *s, const char *p)
+{
+	return s && strncmp(s, p, strlen(p)) == 0;
+}
+
+/* job_cause.c: sbatch's, bsub's and kubectl's refusals of a setting name
+ * the TOML field, with the value the job script (or the refusal) holds */
 static void
 test_refusals(void)
 {
@@ -497,7 +504,7 @@ test_refusals(void)
 		j.dir = dir;
 		j.sched = cases[i].sched;
 		r = j.sched == JOB_LSF ? job_cause_bsub(&j, cases[i].err) : job_cause_submit(&j, cases[i].err);
-		ok(r && strncmp(r, cases[i].want, strlen(cases[i].want)) == 0 && strstr(r, cases[i].err) &&
+		ok(starts(r, cases[i].want) && strstr(r, cases[i].err) &&
 		       r[strlen(r) - 1] == ']',
 		   "%s: %s", cases[i].err, r ? r : "(none)");
 		arena_free(&j.arena);
@@ -508,6 +515,24 @@ test_refusals(void)
 	ok(!job_cause_bsub(&j, "LSF is down. Please wait ...") && !job_cause_bsub(&j, NULL) &&
 	       !job_cause_submit(&j, "normal: No such queue. Job not submitted."),
 	   "no cause for a transient refusal, no text, or another scheduler's words");
+	/* kubectl's, as kubectl 1.2x prints them */
+	r = job_cause_kubectl(&j, "Error from server (Forbidden): error when creating \"a/0/k8s.applied.json\": "
+	                          "jobs.batch is forbidden: User \"ci\" cannot create resource \"jobs\" in API group "
+	                          "\"batch\" in the namespace \"gpu\"\n");
+	ok(starts(r, "configuration error: user 'ci' may not create the run's object (Kubernetes RBAC)"),
+	   "kubectl: RBAC's refusal names the user: %s", r ? r : "(none)");
+	r = job_cause_kubectl(&j, "Error from server (NotFound): error when creating \"a/0/k8s.applied.json\": "
+	                          "namespaces \"gpu\" not found\n");
+	ok(starts(r, "configuration error: namespace 'gpu' does not exist") &&
+	       strstr(r, "[Error from server (NotFound)"),
+	   "kubectl: a missing namespace names it, with kubectl's line: %s", r ? r : "(none)");
+	r = job_cause_kubectl(&j, "error: error loading config file \"/k/config\": yaml: line 1: did not find expected key");
+	ok(r && strstr(r, "kubeconfig '/k/config'") && strstr(r, "kube_config_path"),
+	   "kubectl: an unloadable kubeconfig names it: %s", r ? r : "(none)");
+	ok(!job_cause_kubectl(&j, "Error from server (NotFound): namespaces \"gpu\" is terminating") &&
+	       !job_cause_kubectl(&j, "The connection to the server 127.0.0.1:6443 was refused") &&
+	       !job_cause_kubectl(&j, "namespaces \"unterminated"),
+	   "kubectl: no cause for other words, a refused connection or a cut quote");
 	arena_free(&j.arena);
 	unlink(p.data);
 	p.len = 0;
