@@ -181,22 +181,27 @@ test_name = \"fail\""
 	no_secret
 }
 
-@test "a wrong secret, a secret variable not set: located reasons, no secret shown" {
+@test "a wrong secret, a secret variable not set: configuration errors naming the field, not retried, no secret shown" {
 	RUNAI_FAKE_APP_SECRET=other server
 	gen '[[Tests]]
 id = "a"
 test_name = "ok"'
-	run "$NINJA" -C "$B" run
+	# (retries allowed: none is made for a refusal of the configuration)
+	KUNAI_MAX_RETRIES=2 run "$NINJA" -C "$B" run
 	echo "$output"
 	[ "$status" -ne 0 ]
-	[ "$(jf "$B/a/0/job.json" outcome)" = infra ]
-	[[ "$(jf "$B/a/0/job.json" reason)" == "RunAI submit: HTTP 401: invalid client credentials" ]]
+	[ "$(jf "$B/a/0/job.json" outcome)" = failed ]
+	[ "$(jf "$B/a/0/job.json" state)" = CONFIG_ERROR ]
+	[ "$(jf "$B/a/0/job.json" reason)" = "configuration error: RunAI refused the application's credentials: check the system TOML's app_id and app_secret [RunAI token: HTTP 401: invalid client credentials]" ]
+	# one token request: a refusal of the configuration is not retried
+	[ "$(calls 'POST /api/v1/token')" = 1 ]
 	# the token request's whole answer beside the record (no_secret below reads it too)
 	head -1 "$B/a/0/runai.txt" | grep -Eqx '# POST https?://[^ ]+/api/v1/token: HTTP 401'
 	grep -q 'invalid client credentials' "$B/a/0/runai.txt"
 	[[ $output != *"$SECRET"* ]]
 	KUNAI_TEST_RUNAI_SECRET= run "$NINJA" -C "$B" run
-	[[ "$(jf "$B/a/0/job.json" reason)" == 'app_secret is \"$KUNAI_TEST_RUNAI_SECRET\", which is not set in the environment' ]]
+	[ "$(jf "$B/a/0/job.json" reason)" = 'configuration error: app_secret is \"$KUNAI_TEST_RUNAI_SECRET\", which is not set in the environment: export it for ninja, or write the secret in the system TOML' ]
+	[ "$(jf "$B/a/0/job.json" outcome)" = failed ]
 	no_secret
 }
 

@@ -62,10 +62,13 @@ secret_from_file(struct job *j, const char *path)
 	}
 	root = toml_parse(&a, path, text.data, text.len, &err);
 	v = root ? toml_get(root->u.table, "app_secret") : NULL;
-	if (v && v->type == TOML_STRING && *v->u.str.s)
+	if (v && v->type == TOML_STRING && *v->u.str.s) {
 		s = xstrdup(v->u.str.s);
-	else
-		j->info.reason = arena_printf(&j->arena, "%s has no app_secret", path);
+	} else {
+		j->info.reason = arena_printf(&j->arena, "configuration error: %s has no app_secret: write it there, or "
+		                              "name an environment variable that holds it (app_secret = \"$VAR\")", path);
+		j->runai->config_error = true;
+	}
 	memset(text.data, 0, text.len);
 	buf_free(&text);
 	arena_free(&a);
@@ -121,8 +124,11 @@ runai_config(struct job *j)
 	r->base = arena_strndup(&j->arena, r->base, n);
 	if (env) {
 		if (!(v = getenv(env)) || !*v) {
-			j->info.reason = arena_printf(&j->arena, "app_secret is \"$%s\", which is not set in the environment",
+			j->info.reason = arena_printf(&j->arena,
+			                              "configuration error: app_secret is \"$%s\", which is not set in the "
+			                              "environment: export it for ninja, or write the secret in the system TOML",
 			                              env);
+			r->config_error = true;
 			return false;
 		}
 		r->secret = xstrdup(v);
@@ -328,11 +334,39 @@ runai_delete(struct job *j, const char *id, bool cleanup, const char **why)
 	return ok;
 }
 
+/* What a refused submission says of the configuration (DESIGN 18): the
+ * cause naming the system TOML's field, with the answer; NULL when it is
+ * not the configuration's (no answer, 409, 429, 5xx). token: the answer is
+ * the submission's, not the token request's. */
+static const char *
+config_cause(struct job *j, const struct http_resp *h, bool token)
+{
+	const struct runai *r = j->runai;
+	const char *said = runai_error(j, token ? "submit" : "token", h), *cause;
+
+	if (h->status == 404)
+		cause = arena_printf(&j->arena, "base_url %s has no RunAI API at %s: check the system TOML's base_url",
+		                     r->base, token ? TRAININGS : "/api/v1/token");
+	else if (!token && (h->status == 400 || h->status == 401 || h->status == 403))
+		cause = "RunAI refused the application's credentials: check the system TOML's app_id and app_secret";
+	else if (token && h->status == 403)
+		cause = arena_printf(&j->arena,
+		                     "RunAI forbids application '%s' to submit to project '%s': check the system TOML's "
+		                     "project_id, and the application's role in that project",
+		                     r->app_id, r->project);
+	else if (token && (h->status == 400 || h->status == 422))
+		cause = "RunAI refused the request: check the system TOML's project_id and cluster_id, and the test's "
+		        "settings (the request is runai.applied.json)";
+	else
+		return NULL;
+	return arena_printf(&j->arena, "configuration error: %s [%s]", cause, said);
+}
+
 bool
 runai_submit(struct job *j, bool *retryable)
 {
 	struct http_resp h = {0};
-	const char *id, *why = NULL, *url;
+	const char *id, *why = NULL, *url, *cause = NULL;
 	char *body = NULL;
 	cJSON *doc;
 	int k;
@@ -368,10 +402,17 @@ runai_submit(struct job *j, bool *retryable)
 	                         : arena_printf(&j->arena, "POST %s%s: no answer: %s", j->runai->base, url, h.error),
 	                &h.body, NULL);
 	j->info.reason = why ? why : runai_error(j, "submit", &h);
-	*retryable = (h.status == 0 && !h.permanent) || h.status == 429 || h.status >= 500;
+	/* the configuration's fault: failed, never retried */
+	if (!why && (cause = config_cause(j, &h, j->runai->token != NULL)))
+		j->info.reason = cause;
+	*retryable = !cause && ((h.status == 0 && !h.permanent) || h.status == 429 || h.status >= 500);
 failed:
+	if (!cause && j->runai && j->runai->config_error)
+		cause = j->info.reason;
 	j->info.job_id = NULL;
-	j->info.state = "SUBMIT_FAILED";
+	j->info.state = cause ? "CONFIG_ERROR" : "SUBMIT_FAILED";
+	if (cause)
+		j->info.outcome = outcome_name(OUTCOME_FAILED);
 	j->info.end_time = job_iso(&j->arena, job_now());
 	warn("%s: %s", j->dir, j->info.reason);
 	free(body);

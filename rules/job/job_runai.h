@@ -26,6 +26,7 @@ struct runai {
 	const char *base, *app_id, *project, *cluster;
 	char *secret, *token; /* malloc'd, wiped when freed */
 	const char *name;     /* the applied request's name */
+	bool config_error;    /* runai_config failed on the configuration (DESIGN 18) */
 };
 
 /* The system's API address, ids and secret (kunai.json, the environment,
