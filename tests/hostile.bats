@@ -418,3 +418,55 @@ J
 	grep -q '"outcome":	"timeout"' "$B/l/0/job.json"
 	grep -q '"attempt":	1,' "$B/l/0/job.json"
 }
+
+@test "FIFOs planted where kunai reads (a run's outputs and records, a generated script, .kunai's state): no command waits on one" {
+	local f
+	(cd "$C" && "$KUNAI" run --system-config system.toml --tests-dir tests --test-scenario scenario.toml -o "$B") >/dev/null
+	printf 'SECRET-LINE\n' >"$W/secret"
+	for f in stdout.txt kunai.start kunai.exit; do
+		rm -f "$B/a/0/$f"
+		mkfifo "$B/a/0/$f"
+	done
+	# a link is not followed into a report either
+	ln -sf "$W/secret" "$B/a/0/stderr.txt"
+	rm -f "$B/a/1/job.json" "$B/a/1/report.json"
+	mkfifo "$B/a/1/job.json" "$B/a/1/report.json"
+	run timeout 30 "$KUNAI" report "$B"
+	[ "$status" -ne 124 ]
+	[[ "$output" == *"kunai: failed: 3 runs: 2 passed, 1 infra"* ]]
+	run -1 grep -rq SECRET-LINE "$B/report"
+	run timeout 30 "$KUNAI" status "$B"
+	[ "$status" -eq 0 ]
+	grep -Eq '^a +1 +infra .*job\.json: not a regular file' <<<"$output"
+	run timeout 30 "$KUNAI" export "$B" -o "$W/e.tar.gz"
+	[ "$status" -eq 0 ]
+	run -1 grep -q 'a/1/job.json' <(tar tzf "$W/e.tar.gz")
+	# gen writes a script over a FIFO; the runner moves the FIFOs of the
+	# earlier attempt aside and runs
+	rm "$B/b/0/run.sh" "$B/a/0/kunai.stamp"
+	mkfifo "$B/b/0/run.sh"
+	run timeout 30 "$KUNAI" gen --system-config "$C/system.toml" --tests-dir "$C/tests" --test-scenario "$C/scenario.toml" -o "$B"
+	[ "$status" -eq 0 ]
+	[ -f "$B/b/0/run.sh" ]
+	run timeout 60 "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ]
+	grep -q '"outcome":	"passed"' "$B/a/0/job.json"
+	[ -p "$B/a/0/attempt-1/stdout.txt" ]
+	# .kunai's journal and driver record: refused, named
+	mkfifo "$B/.kunai/journal"
+	run timeout 30 "$KUNAI" gen --system-config "$C/system.toml" --tests-dir "$C/tests" --test-scenario "$C/scenario.toml" -o "$B"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"out/.kunai/journal: not a regular file (remove it)"* ]]
+	rm "$B/.kunai/journal"
+	rm -f "$B/.kunai/driver"
+	mkfifo "$B/.kunai/driver"
+	run timeout 30 "$KUNAI" status "$B"
+	[ "$status" -eq 0 ]
+	# plain ninja claims no driver record; kunai run does, and refuses it
+	run timeout 60 "$NINJA" -C "$B" run
+	[ "$status" -eq 0 ]
+	run timeout 60 "$KUNAI" run --system-config "$C/system.toml" --tests-dir "$C/tests" --test-scenario "$C/scenario.toml" -o "$B"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *".kunai/driver: not a regular file (remove it)"* ]]
+	outside_kept
+}

@@ -16,6 +16,27 @@
 
 #include "util.h"
 
+int
+file_open_regular(int dirfd, const char *path, int flags)
+{
+	struct stat st;
+	int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags), e;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	else if (fcntl(fd, F_SETFL, O_RDONLY) != 0)
+		e = errno;
+	else
+		return fd;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 bool
 read_file(const char *path, struct buf *out)
 {
@@ -96,7 +117,8 @@ same_contents_at(int dirfd, const char *rel, const void *data, size_t len, struc
 
 	if (!st)
 		st = &own;
-	fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* (a FIFO planted there is not waited on) */
+	fd = file_open_regular(dirfd, rel, O_NOFOLLOW);
 	if (fd < 0) {
 		errno = e;
 		return false;
@@ -481,7 +503,7 @@ file_out_open(struct file_out *o, const char *path)
 		return false;
 	}
 	if (lstat(path, &lst) == 0 && S_ISREG(lst.st_mode))
-		o->old = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		o->old = file_open_regular(AT_FDCWD, path, O_NOFOLLOW);
 	if (o->old < 0 && !out_diverge(o, "", 0))
 		o->failed = true;
 	return !o->failed;

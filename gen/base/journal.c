@@ -250,13 +250,20 @@ journal_recover(const char *root, bool quiet)
 		warn("open %s:", root);
 		return false;
 	}
-	fd = beneath_open(at, JOURNAL_PATH, O_RDONLY, 0);
+	/* O_NONBLOCK: a FIFO planted there is refused, not waited on */
+	fd = beneath_open(at, JOURNAL_PATH, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0) {
 		if (errno == ENOENT) {
 			close(at);
 			return true;
 		}
 		warn("open %s/%s:", root, JOURNAL_PATH);
+		close(at);
+		return false;
+	}
+	if (fstat(fd, &f) != 0 || !S_ISREG(f.st_mode)) {
+		warn("%s/%s: not a regular file (remove it)", root, JOURNAL_PATH);
+		close(fd);
 		close(at);
 		return false;
 	}

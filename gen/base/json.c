@@ -4,12 +4,14 @@
  * hand-edited: types are checked before every read. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -52,15 +54,19 @@ json_load_cut(const char *path, const char *cut, struct buf *why, bool *absent)
 	char *at;
 	struct buf text = {0};
 	FILE *f;
+	int fd;
 	char tmp[65536];
 	size_t n;
 	cJSON *root;
 
 	*absent = false;
-	f = fopen(path, "rb");
-	if (!f) {
+	/* a file: a FIFO or device in its place is neither waited on nor read
+	 * without end */
+	if ((fd = file_open_regular(AT_FDCWD, path, 0)) < 0 || !(f = fdopen(fd, "rb"))) {
 		*absent = errno == ENOENT;
-		buf_printf(why, "%s", strerror(errno));
+		buf_printf(why, "%s", errno == EINVAL ? "not a regular file" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)

@@ -70,6 +70,7 @@ lock_pid_start(long pid, bool *zombie, long *ppid)
 static int
 open_in(const char *build_dir, const char *name, struct buf *path)
 {
+	struct stat st;
 	int dfd, fd;
 
 	path->len = 0;
@@ -87,10 +88,16 @@ open_in(const char *build_dir, const char *name, struct buf *path)
 		return -1;
 	}
 	buf_printf(path, "/%s", name);
-	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0)
 		warn(errno == ELOOP ? "%s is a symbolic link; kunai does not write through links" : "open %s:",
 		     path->data);
+	/* a FIFO or device planted there is no lock */
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		warn("%s: not a regular file (remove it)", path->data);
+		close(fd);
+		fd = -1;
+	}
 	close(dfd);
 	return fd;
 }
@@ -193,7 +200,7 @@ lock_driver_other(const char *build_dir)
 
 	path.len = 0;
 	buf_printf(&path, "%s/.kunai/driver", build_dir);
-	fd = open(path.data, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = file_open_regular(AT_FDCWD, path.data, O_NOFOLLOW);
 	buf_free(&path);
 	if (fd < 0)
 		return 0;

@@ -100,6 +100,11 @@ const char *env_word(const char *name, const char *const *words, const char *def
 void error_at(const char *path, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Opens path (under dirfd: AT_FDCWD, or a dir's fd) for reading only when
+ * it is a regular file, with more open flags (O_NOFOLLOW): a FIFO, device,
+ * socket or dir planted there is refused (-1, errno EINVAL or EISDIR), and
+ * a FIFO never hangs the open (O_NONBLOCK, cleared again). */
+int file_open_regular(int dirfd, const char *path, int flags);
 /* Reads a whole file (path "-" is stdin); returns false after reporting. */
 bool read_file(const char *path, struct buf *out);
 /* As read_file, but refuses (reporting "larger than max bytes, the limit

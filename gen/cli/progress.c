@@ -87,7 +87,7 @@ started(struct progress *p, const char *dir, const struct job_record *j, struct 
 		return 0;
 	path->len = 0;
 	buf_printf(path, "%s/%s/kunai.start", p->dir, dir);
-	fd = open(path->data, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = file_open_regular(AT_FDCWD, path->data, O_NOFOLLOW);
 	if (fd < 0)
 		return 0;
 	n = read(fd, rec, sizeof(rec) - 1);
@@ -255,11 +255,11 @@ said_skipped(struct progress *p, const char *dir)
 	int fd;
 
 	buf_printf(&path, "%s/%s/stdout.txt", p->dir, dir);
-	fd = open(path.data, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = file_open_regular(AT_FDCWD, path.data, O_NOFOLLOW);
 	buf_free(&path);
 	if (fd < 0)
 		return false;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+	if (fstat(fd, &st) == 0)
 		n = pread(fd, tail, sizeof(tail) - 1, st.st_size > (off_t)sizeof(tail) - 1 ? st.st_size - (off_t)sizeof(tail) + 1 : 0);
 	close(fd);
 	if (n <= 0)

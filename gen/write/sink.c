@@ -161,7 +161,7 @@ sink_same_job(struct sink *s, int at, const char *rel, const struct stat *st, co
 
 	if (!s->same_job || !S_ISREG(st->st_mode) || st->st_size > SAME_JOB_MAX)
 		return false;
-	fd = openat(at, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = file_open_regular(at, rel, O_NOFOLLOW);
 	if (fd < 0)
 		return false;
 	old = xmalloc(size + 1);
@@ -401,7 +401,7 @@ sink_stream_begin(struct sink *s, struct sink_stream *f, const char *rel)
 		}
 		/* (anything but a file: the rename over it says so) */
 		if (S_ISREG(st.st_mode))
-			f->old_fd = openat(at, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			f->old_fd = file_open_regular(at, rel, O_NOFOLLOW);
 	} else if (errno != ENOENT) {
 		warn("stat %s:", f->path.data);
 		stream_fail(f);

@@ -5,6 +5,7 @@
  * not at all when nothing is live: polite to slurmctld (DESIGN 9). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -276,15 +277,19 @@ static bool
 slurp(const char *path, struct buf *b)
 {
 	char tmp[512];
-	size_t n;
-	FILE *f = fopen(path, "r");
+	ssize_t n;
+	/* a file: a FIFO planted there is not waited on */
+	int fd = file_open_regular(AT_FDCWD, path, O_NOFOLLOW);
 
 	b->len = 0;
-	if (!f)
+	if (fd < 0)
 		return false;
-	n = fread(tmp, 1, sizeof(tmp) - 1, f);
-	fclose(f);
-	buf_push(b, tmp, n);
+	while ((n = read(fd, tmp, sizeof(tmp) - 1)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf_push(b, tmp, (size_t)n);
 	buf_putc(b, '\0');
 	b->len = n;
 	return true;

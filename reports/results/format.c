@@ -236,10 +236,12 @@ tail_lines(const char *path, size_t n, size_t max, struct buf *out)
 	char *p;
 	int fd;
 
-	fd = open(path, O_RDONLY);
+	/* a file, not a FIFO or device planted in the run dir (never waited
+	 * on), nor a link (what it names is not the run's to publish) */
+	fd = file_open_regular(AT_FDCWD, path, O_NOFOLLOW);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+	if (fstat(fd, &st) != 0 || st.st_size <= 0) {
 		close(fd);
 		return;
 	}

@@ -256,7 +256,7 @@ tail_of(struct job *j, const char *name)
 	char *t = NULL;
 	ssize_t n;
 	off_t from;
-	int fd = open(job_path(j, &p, name), O_RDONLY | O_NOFOLLOW);
+	int fd = file_open_regular(AT_FDCWD, job_path(j, &p, name), O_NOFOLLOW);
 
 	buf_free(&p);
 	if (fd < 0)

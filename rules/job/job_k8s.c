@@ -11,6 +11,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,12 +432,20 @@ static void
 append_file(struct job *j, const char *name, const char *data, size_t len, bool truncate)
 {
 	struct buf p = {0};
-	FILE *f = fopen(job_path(j, &p, name), truncate ? "w" : "a");
+	struct stat st;
+	/* never through a link planted there, nor into a FIFO or device */
+	int fd = open(job_path(j, &p, name),
+	              O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0666);
 
-	if (!f || (len && fwrite(data, 1, len, f) != len))
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
+	if (fd < 0 || (len && !file_write_all(fd, data, len)))
 		warn("write %s:", p.data);
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	buf_free(&p);
 }
 

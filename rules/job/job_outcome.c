@@ -156,7 +156,9 @@ workload_check(struct job *j, const char **why)
 	for (i = 0; i < np; i++)
 		if (strlen(pat[i]) > maxlen)
 			maxlen = strlen(pat[i]);
-	fd = open(job_path(j, &p, "stdout.txt"), O_RDONLY);
+	/* a file: a FIFO or device planted there is neither waited on nor read
+	 * without end, a link not followed */
+	fd = file_open_regular(AT_FDCWD, job_path(j, &p, "stdout.txt"), O_NOFOLLOW);
 	buf_free(&p);
 	if (fd < 0) {
 		*why = "workload check: no stdout.txt";
