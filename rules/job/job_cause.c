@@ -168,31 +168,39 @@ line_at(struct buf *out, const char *text, const char *at)
 		buf_puts(out, "...");
 }
 
+/* "configuration error: CAUSE [the line of err at at]", in the arena; cause
+ * is a format of one %s, value, when value is not NULL. */
+static const char *
+config_error(struct job *j, const char *cause, const char *value, const char *err, const char *at)
+{
+	struct buf b = {0};
+	const char *r;
+
+	buf_puts(&b, "configuration error: ");
+	if (value)
+		buf_printf(&b, cause, value);
+	else
+		buf_puts(&b, cause);
+	/* what the scheduler said */
+	buf_puts(&b, " [");
+	line_at(&b, err, at);
+	buf_putc(&b, ']');
+	r = arena_strdup(&j->arena, b.data);
+	buf_free(&b);
+	return r;
+}
+
 /* "configuration error: CAUSE [the line that said it]" for the first of the
  * n refusals sigs that err holds; NULL when none. */
 static const char *
 refused(struct job *j, const struct refusal *sigs, size_t n, const char *err)
 {
-	struct buf b = {0};
-	const char *r, *at;
+	const char *at;
 	size_t i;
 
-	for (i = 0; err && i < n; i++) {
-		if (!(at = strstr(err, sigs[i].text)))
-			continue;
-		buf_puts(&b, "configuration error: ");
-		if (sigs[i].key)
-			buf_printf(&b, sigs[i].cause, directive(j, sigs[i].key));
-		else
-			buf_puts(&b, sigs[i].cause);
-		/* what the scheduler said */
-		buf_puts(&b, " [");
-		line_at(&b, err, at);
-		buf_putc(&b, ']');
-		r = arena_strdup(&j->arena, b.data);
-		buf_free(&b);
-		return r;
-	}
+	for (i = 0; err && i < n; i++)
+		if ((at = strstr(err, sigs[i].text)))
+			return config_error(j, sigs[i].cause, sigs[i].key ? directive(j, sigs[i].key) : NULL, err, at);
 	return NULL;
 }
 
@@ -226,25 +234,18 @@ job_cause_kubectl(struct job *j, const char *err)
 		 "namespace '%s' does not exist: set the system TOML's default_namespace to one that kubectl get "
 		 "namespaces lists"},
 	};
-	struct buf b = {0};
-	const char *at, *v, *r = NULL;
+	const char *at, *v;
 	size_t i, n;
 
-	for (i = 0; err && i < LEN(sigs) && !r; i++)
-		for (at = strstr(err, sigs[i].text); at && !r; at = strstr(at + 1, sigs[i].text)) {
+	for (i = 0; err && i < LEN(sigs); i++)
+		for (at = strstr(err, sigs[i].text); at; at = strstr(at + 1, sigs[i].text)) {
 			v = at + strlen(sigs[i].text);
 			n = strcspn(v, "\"\n");
 			if (v[n] != '"' || (sigs[i].after && strncmp(v + n, sigs[i].after, strlen(sigs[i].after)) != 0))
 				continue;
-			buf_puts(&b, "configuration error: ");
-			buf_printf(&b, sigs[i].cause, arena_strndup(&j->arena, v, n));
-			buf_puts(&b, " [");
-			line_at(&b, err, at);
-			buf_putc(&b, ']');
-			r = arena_strdup(&j->arena, b.data);
+			return config_error(j, sigs[i].cause, arena_strndup(&j->arena, v, n), err, at);
 		}
-	buf_free(&b);
-	return r;
+	return NULL;
 }
 
 /* The last TAIL_BYTES of DIR/name, or NULL. */
