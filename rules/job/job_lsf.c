@@ -57,15 +57,6 @@ lsf_cmd(struct job *j, char *const argv[], const char *dir, int tries, bool clea
 	return job_cmd_retry(j, argv, dir, tries, cleanup, out, err, lsf_transient);
 }
 
-static void
-copy(char *dst, size_t n, const char *s, size_t len)
-{
-	if (len >= n)
-		len = n - 1;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-}
-
 /* exec_host "4*hostA:hostB" as "hostA,hostB". */
 static void
 hosts(char *dst, size_t n, const char *s, size_t len)
@@ -101,31 +92,26 @@ lsf_parse_bjobs(const char *line, struct slurm_row *r)
 		{"UNKWN", "RUNNING"}, {"PSUSP", "SUSPENDED"}, {"USUSP", "SUSPENDED"}, {"SSUSP", "SUSPENDED"},
 		{"DONE", "COMPLETED"}, {"EXIT", "FAILED"}, {"ZOMBI", "NODE_FAIL"},
 	};
-	const char *f[5], *p = line;
+	const char *f[5];
 	size_t len[5], i;
 	char stat[16], tmp[32], *end;
 	long v;
 
 	memset(r, 0, sizeof(*r));
 	r->exit_code = r->signal = -1;
-	for (i = 0; i < 5; i++) {
-		f[i] = p;
-		len[i] = strcspn(p, "|\n");
-		p += len[i];
-		if (i < 4 && *p++ != '|')
-			return false;
-	}
+	if (!row_split(line, f, len, 5))
+		return false;
 	if (!len[0] || len[0] != strspn(f[0], "0123456789[]") || !len[1])
 		return false;
-	copy(r->id, sizeof(r->id), f[0], len[0]);
-	copy(stat, sizeof(stat), f[1], len[1]);
+	row_field(r->id, sizeof(r->id), f[0], len[0]);
+	row_field(stat, sizeof(stat), f[1], len[1]);
 	for (i = 0; i < LEN(map) && strcmp(map[i].stat, stat) != 0; i++)
 		;
 	if (i == LEN(map))
 		return false;
-	copy(r->state, sizeof(r->state), map[i].state, strlen(map[i].state));
+	row_field(r->state, sizeof(r->state), map[i].state, strlen(map[i].state));
 	/* "-" until it exits (and for DONE: 0) */
-	copy(tmp, sizeof(tmp), f[2], len[2]);
+	row_field(tmp, sizeof(tmp), f[2], len[2]);
 	v = strtol(tmp, &end, 10);
 	if (end != tmp && !*end && v >= 0)
 		r->exit_code = (int)(v > 255 ? 255 : v);
@@ -135,15 +121,15 @@ lsf_parse_bjobs(const char *line, struct slurm_row *r)
 		r->signal = 0;
 	hosts(r->nodes, sizeof(r->nodes), f[3], len[3]);
 	if (len[4] && strncmp(f[4], "-", len[4]) != 0)
-		copy(r->reason, sizeof(r->reason), f[4], len[4]);
+		row_field(r->reason, sizeof(r->reason), f[4], len[4]);
 	if (strcmp(r->state, "FAILED") == 0) {
 		if (strstr(r->reason, "TERM_RUNLIMIT") || strstr(r->reason, "run time limit"))
-			copy(r->state, sizeof(r->state), "TIMEOUT", 7);
+			row_field(r->state, sizeof(r->state), "TIMEOUT", 7);
 		else if (strstr(r->reason, "TERM_OWNER") || strstr(r->reason, "TERM_ADMIN") ||
 		         strstr(r->reason, "killed by owner"))
-			copy(r->state, sizeof(r->state), "CANCELLED", 9);
+			row_field(r->state, sizeof(r->state), "CANCELLED", 9);
 		else if (strstr(r->reason, "TERM_MEMLIMIT") || strstr(r->reason, "memory limit"))
-			copy(r->state, sizeof(r->state), "OUT_OF_MEMORY", 13);
+			row_field(r->state, sizeof(r->state), "OUT_OF_MEMORY", 13);
 	}
 	return true;
 }

@@ -44,6 +44,13 @@ bool lsf_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
 bool runai_query(struct job *j, char *const *ids, size_t n, struct buf *rows);
 /* Appends r to out as a line of poll.state (sacct's -P layout, reason last). */
 void poll_row_line(struct buf *out, const struct slurm_row *r);
+/* Copies len bytes of s into a row's field dst of size n, cut to fit and
+ * NUL-ended (every scheduler's parser fills a slurm_row with it). */
+void row_field(char *dst, size_t n, const char *s, size_t len);
+/* Splits line into its n fields separated by '|' (f[i], len[i]: each up to
+ * '|', a newline or the end). Returns where the last one ends, NULL when
+ * the line has fewer fields. */
+const char *row_split(const char *line, const char **f, size_t *len, size_t n);
 /* One line of `sacct -X -n -P -o JobID,State,ExitCode,Submit,Start,End,NodeList`. */
 bool slurm_parse_sacct(const char *line, struct slurm_row *r);
 /* One line of `squeue -h -t all -O` with SQUEUE_FIELDS (exit_code is a wait status). */

@@ -12,13 +12,29 @@
 #include "job_poll.h"
 #include "job_sched.h"
 
-static void
-copy_field(char *dst, size_t n, const char *s, size_t len)
+void
+row_field(char *dst, size_t n, const char *s, size_t len)
 {
 	if (len >= n)
 		len = n - 1;
 	memcpy(dst, s, len);
 	dst[len] = '\0';
+}
+
+const char *
+row_split(const char *line, const char **f, size_t *len, size_t n)
+{
+	const char *p = line;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		f[i] = p;
+		len[i] = strcspn(p, "|\n");
+		p += len[i];
+		if (i + 1 < n && *p++ != '|')
+			return NULL;
+	}
+	return p;
 }
 
 /* "A:B" -> exit code A, signal B */
@@ -46,35 +62,30 @@ parse_time(const char *s)
 bool
 slurm_parse_sacct(const char *line, struct slurm_row *r)
 {
-	const char *f[7], *p = line;
-	size_t len[7], i;
+	const char *f[7], *p;
+	size_t len[7];
 	char tmp[64];
 
 	memset(r, 0, sizeof(*r));
-	for (i = 0; i < 7; i++) {
-		f[i] = p;
-		len[i] = strcspn(p, "|\n");
-		p += len[i];
-		if (i < 6 && *p++ != '|')
-			return false;
-	}
+	if (!(p = row_split(line, f, len, 7)))
+		return false;
 	if (!len[0] || !len[1])
 		return false;
-	copy_field(r->id, sizeof(r->id), f[0], len[0]);
+	row_field(r->id, sizeof(r->id), f[0], len[0]);
 	/* "CANCELLED by 0" */
-	copy_field(r->state, sizeof(r->state), f[1], strcspn(f[1], " |"));
-	copy_field(tmp, sizeof(tmp), f[2], len[2]);
+	row_field(r->state, sizeof(r->state), f[1], strcspn(f[1], " |"));
+	row_field(tmp, sizeof(tmp), f[2], len[2]);
 	parse_exit(tmp, r);
-	copy_field(tmp, sizeof(tmp), f[3], len[3]);
+	row_field(tmp, sizeof(tmp), f[3], len[3]);
 	r->submit = parse_time(tmp);
-	copy_field(tmp, sizeof(tmp), f[4], len[4]);
+	row_field(tmp, sizeof(tmp), f[4], len[4]);
 	r->start = parse_time(tmp);
-	copy_field(tmp, sizeof(tmp), f[5], len[5]);
+	row_field(tmp, sizeof(tmp), f[5], len[5]);
 	r->end = parse_time(tmp);
 	if (len[6] && strncmp(f[6], "None", 4) != 0)
-		copy_field(r->nodes, sizeof(r->nodes), f[6], len[6]);
+		row_field(r->nodes, sizeof(r->nodes), f[6], len[6]);
 	if (*p == '|')
-		copy_field(r->reason, sizeof(r->reason), p + 1, strcspn(p + 1, "\n"));
+		row_field(r->reason, sizeof(r->reason), p + 1, strcspn(p + 1, "\n"));
 	return true;
 }
 
@@ -88,7 +99,7 @@ kv(const char *line, const char *key, char *out, size_t n)
 	for (p = line; (p = strstr(p, key)); p += k)
 		if ((p == line || p[-1] == ' ') && p[k] == '=') {
 			p += k + 1;
-			copy_field(out, n, p, strcspn(p, " \n"));
+			row_field(out, n, p, strcspn(p, " \n"));
 			return true;
 		}
 	return false;
