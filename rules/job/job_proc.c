@@ -384,18 +384,12 @@ job_slurp(const char *path, struct buf *b)
 	ssize_t n;
 	int fd;
 
-	struct stat st;
-
 	b->len = 0;
 	/* a record is a file: a FIFO or device planted in the run dir is
 	 * neither waited on nor read without end */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	fd = file_open_regular(AT_FDCWD, path, O_NOFOLLOW);
 	if (fd < 0)
 		return false;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return false;
-	}
 	while ((n = read(fd, tmp, sizeof(tmp))) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
 			buf_push(b, tmp, (size_t)n);
